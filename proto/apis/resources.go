@@ -39,6 +39,9 @@ type Resource struct {
 	Status     bool
 	ShortNames []string
 	Categories []string
+	// EtcdName overrides Name in the etcd key where kube-apiserver does
+	// ("minions" for nodes, "services/specs" for services).
+	EtcdName string
 	// Actions are subresources that take a body of another kind (pods/binding).
 	Actions []Action
 }
@@ -54,6 +57,16 @@ type Action struct {
 
 // Message is the proto full name of the kind's message.
 func (r Resource) Message() string { return r.Group.Proto + "." + r.Kind }
+
+// EtcdPrefix is the key prefix of the resource's objects, with a trailing slash:
+// /registry/pods/, /registry/minions/.
+func (r Resource) EtcdPrefix() string {
+	name := r.Name
+	if r.EtcdName != "" {
+		name = r.EtcdName
+	}
+	return "/registry/" + name + "/"
+}
 
 // Service is the name of the gRPC service for the resource ("Pods").
 func (r Resource) Service() string { return r.Kind + "s" }
@@ -82,9 +95,9 @@ var Groups = []Group{Core, Apps, Coordination, Discovery, RBAC}
 var Resources = []Resource{
 	{Group: Core, Kind: "Pod", Name: "pods", Singular: "pod", Namespaced: true, Status: true, ShortNames: []string{"po"}, Categories: []string{"all"},
 		Actions: []Action{{Name: "binding", Method: "Bind", Kind: "Binding"}}},
-	{Group: Core, Kind: "Node", Name: "nodes", Singular: "node", Status: true, ShortNames: []string{"no"}},
+	{Group: Core, Kind: "Node", Name: "nodes", Singular: "node", Status: true, EtcdName: "minions", ShortNames: []string{"no"}},
 	{Group: Core, Kind: "Namespace", Name: "namespaces", Singular: "namespace", Status: true, ShortNames: []string{"ns"}},
-	{Group: Core, Kind: "Service", Name: "services", Singular: "service", Namespaced: true, Status: true, ShortNames: []string{"svc"}, Categories: []string{"all"}},
+	{Group: Core, Kind: "Service", Name: "services", Singular: "service", Namespaced: true, Status: true, EtcdName: "services/specs", ShortNames: []string{"svc"}, Categories: []string{"all"}},
 	{Group: Core, Kind: "Event", Name: "events", Singular: "event", Namespaced: true, ShortNames: []string{"ev"}},
 	{Group: Core, Kind: "ConfigMap", Name: "configmaps", Singular: "configmap", Namespaced: true, ShortNames: []string{"cm"}},
 	{Group: Core, Kind: "Secret", Name: "secrets", Singular: "secret", Namespaced: true},

@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"go/format"
 	"log"
 	"os"
 	"path/filepath"
@@ -24,11 +25,23 @@ func main() {
 	}
 	for _, g := range apis.Groups {
 		write(filepath.Join(root, g.Dir, "api.proto"), groupProto(g))
+		write(filepath.Join(root, g.Dir, "gateway.go"), groupGateways(g))
 	}
 	write(filepath.Join(root, "gateway.yaml"), gatewayYAML())
+	if err := os.MkdirAll(filepath.Join(root, "all"), 0o755); err != nil {
+		log.Fatal(err)
+	}
+	write(filepath.Join(root, "all", "all.go"), allGroups())
 }
 
 func write(path string, b []byte) {
+	if strings.HasSuffix(path, ".go") {
+		formatted, err := format.Source(b)
+		if err != nil {
+			log.Fatalf("%s: %v", path, err)
+		}
+		b = formatted
+	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -154,5 +167,68 @@ func gatewayYAML() []byte {
 			rule(sel+a.Method, "post", item+"/"+a.Name, "object")
 		}
 	}
+	return b.Bytes()
+}
+
+// groupGateways lists the group's REST gateway registrations, so the
+// apiserver can mount every service without naming each one.
+func groupGateways(g apis.Group) []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	b.WriteString(header)
+	p("")
+	p("package %s", strings.ReplaceAll(g.Dir, "/", ""))
+	p("")
+	p("import (")
+	p("\t\"context\"")
+	p("")
+	p("\t\"github.com/grpc-ecosystem/grpc-gateway/v2/runtime\"")
+	p("\t\"google.golang.org/grpc\"")
+	p(")")
+	p("")
+	p("// Gateways registers the REST routes of every service in this group.")
+	p("var Gateways = []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error{")
+	for _, r := range apis.InGroup(g) {
+		p("\tRegister%sHandler,", r.Service())
+	}
+	p("}")
+	return b.Bytes()
+}
+
+// allGroups links every group's generated code into one package, so a
+// program that imports it has every kind registered and every gateway listed.
+func allGroups() []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	b.WriteString(header)
+	p("")
+	p("// Package all links in every API group's generated code.")
+	p("package all")
+	p("")
+	p("import (")
+	p("\t\"context\"")
+	p("")
+	p("\t\"github.com/grpc-ecosystem/grpc-gateway/v2/runtime\"")
+	p("\t\"google.golang.org/grpc\"")
+	p("")
+	for _, g := range apis.Groups {
+		p("\t%s \"podline.dev/proto/%s\"", strings.ReplaceAll(g.Dir, "/", ""), g.Dir)
+	}
+	p(")")
+	p("")
+	p("// Gateways registers the REST routes of every service.")
+	p("var Gateways = concat(")
+	for _, g := range apis.Groups {
+		p("\t%s.Gateways,", strings.ReplaceAll(g.Dir, "/", ""))
+	}
+	p(")")
+	p("")
+	p("func concat(lists ...[]func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error) []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error {")
+	p("\tvar out []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error")
+	p("\tfor _, l := range lists {")
+	p("\t\tout = append(out, l...)")
+	p("\t}")
+	p("\treturn out")
+	p("}")
 	return b.Bytes()
 }

@@ -1486,6 +1486,129 @@ func (x *DeleteRequest) GetDryRun() []string {
 	return nil
 }
 
+// TypeMeta names an object's apiVersion and kind.
+type TypeMeta struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TypeMeta) Reset() {
+	*x = TypeMeta{}
+	mi := &file_meta_v1_types_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TypeMeta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TypeMeta) ProtoMessage() {}
+
+func (x *TypeMeta) ProtoReflect() protoreflect.Message {
+	mi := &file_meta_v1_types_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TypeMeta.ProtoReflect.Descriptor instead.
+func (*TypeMeta) Descriptor() ([]byte, []int) {
+	return file_meta_v1_types_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *TypeMeta) GetApiVersion() string {
+	if x != nil {
+		return x.ApiVersion
+	}
+	return ""
+}
+
+func (x *TypeMeta) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+// Unknown is the envelope of a value in etcd, after the 4-byte magic "k8s\x00":
+// the object's type and its protobuf bytes, laid out as Kubernetes' runtime.Unknown.
+type Unknown struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	TypeMeta        *TypeMeta              `protobuf:"bytes,1,opt,name=type_meta,json=typeMeta,proto3" json:"type_meta,omitempty"`
+	Raw             []byte                 `protobuf:"bytes,2,opt,name=raw,proto3" json:"raw,omitempty"`
+	ContentEncoding string                 `protobuf:"bytes,3,opt,name=content_encoding,json=contentEncoding,proto3" json:"content_encoding,omitempty"`
+	ContentType     string                 `protobuf:"bytes,4,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *Unknown) Reset() {
+	*x = Unknown{}
+	mi := &file_meta_v1_types_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Unknown) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Unknown) ProtoMessage() {}
+
+func (x *Unknown) ProtoReflect() protoreflect.Message {
+	mi := &file_meta_v1_types_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Unknown.ProtoReflect.Descriptor instead.
+func (*Unknown) Descriptor() ([]byte, []int) {
+	return file_meta_v1_types_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *Unknown) GetTypeMeta() *TypeMeta {
+	if x != nil {
+		return x.TypeMeta
+	}
+	return nil
+}
+
+func (x *Unknown) GetRaw() []byte {
+	if x != nil {
+		return x.Raw
+	}
+	return nil
+}
+
+func (x *Unknown) GetContentEncoding() string {
+	if x != nil {
+		return x.ContentEncoding
+	}
+	return ""
+}
+
+func (x *Unknown) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
 var File_meta_v1_types_proto protoreflect.FileDescriptor
 
 const file_meta_v1_types_proto_rawDesc = "" +
@@ -1641,7 +1764,16 @@ const file_meta_v1_types_proto_rawDesc = "" +
 	"\x14grace_period_seconds\x18\x04 \x01(\x03H\x00R\x12gracePeriodSeconds\x88\x01\x01\x12-\n" +
 	"\x12propagation_policy\x18\x05 \x01(\tR\x11propagationPolicy\x12\x17\n" +
 	"\adry_run\x18\x06 \x03(\tR\x06dryRunB\x17\n" +
-	"\x15_grace_period_secondsB\"Z podline.dev/proto/meta/v1;metav1b\x06proto3"
+	"\x15_grace_period_seconds\"?\n" +
+	"\bTypeMeta\x12\x1f\n" +
+	"\vapi_version\x18\x01 \x01(\tR\n" +
+	"apiVersion\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\"\xa1\x01\n" +
+	"\aUnknown\x126\n" +
+	"\ttype_meta\x18\x01 \x01(\v2\x19.podline.meta.v1.TypeMetaR\btypeMeta\x12\x10\n" +
+	"\x03raw\x18\x02 \x01(\fR\x03raw\x12)\n" +
+	"\x10content_encoding\x18\x03 \x01(\tR\x0fcontentEncoding\x12!\n" +
+	"\fcontent_type\x18\x04 \x01(\tR\vcontentTypeB\"Z podline.dev/proto/meta/v1;metav1b\x06proto3"
 
 var (
 	file_meta_v1_types_proto_rawDescOnce sync.Once
@@ -1655,7 +1787,7 @@ func file_meta_v1_types_proto_rawDescGZIP() []byte {
 	return file_meta_v1_types_proto_rawDescData
 }
 
-var file_meta_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_meta_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_meta_v1_types_proto_goTypes = []any{
 	(*Time)(nil),                     // 0: podline.meta.v1.Time
 	(*MicroTime)(nil),                // 1: podline.meta.v1.MicroTime
@@ -1676,19 +1808,21 @@ var file_meta_v1_types_proto_goTypes = []any{
 	(*GetRequest)(nil),               // 16: podline.meta.v1.GetRequest
 	(*ListRequest)(nil),              // 17: podline.meta.v1.ListRequest
 	(*DeleteRequest)(nil),            // 18: podline.meta.v1.DeleteRequest
-	nil,                              // 19: podline.meta.v1.ObjectMeta.LabelsEntry
-	nil,                              // 20: podline.meta.v1.ObjectMeta.AnnotationsEntry
-	nil,                              // 21: podline.meta.v1.LabelSelector.MatchLabelsEntry
+	(*TypeMeta)(nil),                 // 19: podline.meta.v1.TypeMeta
+	(*Unknown)(nil),                  // 20: podline.meta.v1.Unknown
+	nil,                              // 21: podline.meta.v1.ObjectMeta.LabelsEntry
+	nil,                              // 22: podline.meta.v1.ObjectMeta.AnnotationsEntry
+	nil,                              // 23: podline.meta.v1.LabelSelector.MatchLabelsEntry
 }
 var file_meta_v1_types_proto_depIdxs = []int32{
 	0,  // 0: podline.meta.v1.ManagedFieldsEntry.time:type_name -> podline.meta.v1.Time
 	0,  // 1: podline.meta.v1.ObjectMeta.creation_timestamp:type_name -> podline.meta.v1.Time
 	0,  // 2: podline.meta.v1.ObjectMeta.deletion_timestamp:type_name -> podline.meta.v1.Time
-	19, // 3: podline.meta.v1.ObjectMeta.labels:type_name -> podline.meta.v1.ObjectMeta.LabelsEntry
-	20, // 4: podline.meta.v1.ObjectMeta.annotations:type_name -> podline.meta.v1.ObjectMeta.AnnotationsEntry
+	21, // 3: podline.meta.v1.ObjectMeta.labels:type_name -> podline.meta.v1.ObjectMeta.LabelsEntry
+	22, // 4: podline.meta.v1.ObjectMeta.annotations:type_name -> podline.meta.v1.ObjectMeta.AnnotationsEntry
 	4,  // 5: podline.meta.v1.ObjectMeta.owner_references:type_name -> podline.meta.v1.OwnerReference
 	5,  // 6: podline.meta.v1.ObjectMeta.managed_fields:type_name -> podline.meta.v1.ManagedFieldsEntry
-	21, // 7: podline.meta.v1.LabelSelector.match_labels:type_name -> podline.meta.v1.LabelSelector.MatchLabelsEntry
+	23, // 7: podline.meta.v1.LabelSelector.match_labels:type_name -> podline.meta.v1.LabelSelector.MatchLabelsEntry
 	8,  // 8: podline.meta.v1.LabelSelector.match_expressions:type_name -> podline.meta.v1.LabelSelectorRequirement
 	0,  // 9: podline.meta.v1.Condition.last_transition_time:type_name -> podline.meta.v1.Time
 	11, // 10: podline.meta.v1.StatusDetails.causes:type_name -> podline.meta.v1.StatusCause
@@ -1696,11 +1830,12 @@ var file_meta_v1_types_proto_depIdxs = []int32{
 	12, // 12: podline.meta.v1.Status.details:type_name -> podline.meta.v1.StatusDetails
 	14, // 13: podline.meta.v1.DeleteOptions.preconditions:type_name -> podline.meta.v1.Preconditions
 	15, // 14: podline.meta.v1.DeleteRequest.options:type_name -> podline.meta.v1.DeleteOptions
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	19, // 15: podline.meta.v1.Unknown.type_meta:type_name -> podline.meta.v1.TypeMeta
+	16, // [16:16] is the sub-list for method output_type
+	16, // [16:16] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_meta_v1_types_proto_init() }
@@ -1721,7 +1856,7 @@ func file_meta_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_meta_v1_types_proto_rawDesc), len(file_meta_v1_types_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
