@@ -1,0 +1,85 @@
+package apiservertest
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"podline.dev/services/apiserver/internal/server"
+	"podline.dev/services/apiserver/internal/watchcache"
+)
+
+// Server is a running test apiserver.
+type Server struct {
+	Etcd *Etcd
+	// URL is the REST base URL (http://127.0.0.1:port).
+	URL string
+	// Addr is host:port for gRPC.
+	Addr string
+	// Conn is a gRPC connection to the server.
+	Conn *grpc.ClientConn
+	// API is the server itself, for tests that reach inside.
+	API *server.Server
+}
+
+// Option changes the test server's configuration.
+type Option func(*server.Config)
+
+// WithEtcdTimeout bounds each etcd call.
+func WithEtcdTimeout(d time.Duration) Option { return func(c *server.Config) { c.EtcdTimeout = d } }
+
+// Start runs etcd and the apiserver until the test ends.
+func Start(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	etcd := StartEtcd(t)
+	return StartOn(t, etcd, opts...)
+}
+
+// StartOn runs an apiserver on an existing etcd (tests start several to share one etcd).
+func StartOn(t testing.TB, etcd *Etcd, opts ...Option) *Server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := server.Config{
+		Etcd:        etcd.Client,
+		EtcdTimeout: 5 * time.Second,
+		WatchCache:  []watchcache.Option{watchcache.WithBookmarkInterval(200 * time.Millisecond)},
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s, err := server.New(ctx, cfg)
+	if err != nil {
+		cancel()
+		t.Fatalf("apiserver: %v", err)
+	}
+	if err := s.Run(ctx); err != nil {
+		cancel()
+		t.Fatalf("apiserver run: %v", err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Serve(ctx, lis) }()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = conn.Close()
+		cancel()
+		<-done
+	})
+	return &Server{Etcd: etcd, URL: "http://" + lis.Addr().String(), Addr: lis.Addr().String(), Conn: conn, API: s}
+}
+
+// HTTPClient is a client for URL that speaks HTTP/1.1, as kubectl does by default.
+func (s *Server) HTTPClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }

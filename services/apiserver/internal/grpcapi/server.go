@@ -1,0 +1,284 @@
+package grpcapi
+
+import (
+	"context"
+	"fmt"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/client"
+	"podline.dev/pkg/object"
+	"podline.dev/pkg/watch"
+	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/apiserver/internal/registry"
+)
+
+// Register adds the gRPC service of each registry to s.
+func Register(s grpc.ServiceRegistrar, regs []*registry.Registry) error {
+	for _, reg := range regs {
+		sd, err := serviceDesc(reg)
+		if err != nil {
+			return err
+		}
+		s.RegisterService(sd, reg)
+	}
+	return nil
+}
+
+// handler is one resource's implementation of its service.
+type handler struct {
+	reg      *registry.Registry
+	service  protoreflect.ServiceDescriptor
+	list     protoreflect.MessageType
+	event    protoreflect.MessageType
+	writeReq map[string]protoreflect.MessageType
+}
+
+func serviceDesc(reg *registry.Registry) (*grpc.ServiceDesc, error) {
+	res := reg.Resource
+	name := protoreflect.FullName(res.Group.Proto + "." + res.Service())
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
+	if err != nil {
+		return nil, fmt.Errorf("grpcapi: service %s: %w", name, err)
+	}
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok {
+		return nil, fmt.Errorf("grpcapi: %s is not a service", name)
+	}
+	h := &handler{reg: reg, service: sd, writeReq: map[string]protoreflect.MessageType{}}
+	if h.list, err = findType(res.Group.Proto + "." + res.Kind + "List"); err != nil {
+		return nil, err
+	}
+	if h.event, err = findType(res.Group.Proto + "." + res.Kind + "WatchEvent"); err != nil {
+		return nil, err
+	}
+	desc := &grpc.ServiceDesc{ServiceName: string(name), HandlerType: (*any)(nil), Metadata: sd.ParentFile().Path()}
+	methods := sd.Methods()
+	for i := 0; i < methods.Len(); i++ {
+		m := methods.Get(i)
+		in, err := findType(string(m.Input().FullName()))
+		if err != nil {
+			return nil, err
+		}
+		if m.IsStreamingServer() {
+			desc.Streams = append(desc.Streams, grpc.StreamDesc{
+				StreamName:    string(m.Name()),
+				ServerStreams: true,
+				Handler:       h.watchHandler(in),
+			})
+			continue
+		}
+		call, err := h.unaryCall(string(m.Name()))
+		if err != nil {
+			return nil, err
+		}
+		desc.Methods = append(desc.Methods, grpc.MethodDesc{
+			MethodName: string(m.Name()),
+			Handler:    unaryHandler("/"+string(name)+"/"+string(m.Name()), in, call),
+		})
+	}
+	return desc, nil
+}
+
+func findType(name string) (protoreflect.MessageType, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(name))
+	if err != nil {
+		return nil, fmt.Errorf("grpcapi: message %s: %w", name, err)
+	}
+	return mt, nil
+}
+
+type unaryFunc func(ctx context.Context, req proto.Message) (proto.Message, error)
+
+func unaryHandler(fullMethod string, in protoreflect.MessageType, call unaryFunc) func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error) {
+	return func(srv any, ctx context.Context, dec func(any) error, ic grpc.UnaryServerInterceptor) (any, error) {
+		req := in.New().Interface()
+		if err := dec(req); err != nil {
+			return nil, err
+		}
+		if ic == nil {
+			return call(ctx, req)
+		}
+		info := &grpc.UnaryServerInfo{Server: srv, FullMethod: fullMethod}
+		return ic(ctx, req, info, func(ctx context.Context, req any) (any, error) {
+			return call(ctx, req.(proto.Message))
+		})
+	}
+}
+
+// unaryCall picks the registry call behind a method name.
+func (h *handler) unaryCall(method string) (unaryFunc, error) {
+	reg := h.reg
+	switch method {
+	case "Get":
+		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
+			r := req.(*metav1.GetRequest)
+			return wrap(reg.Get(ctx, r.GetNamespace(), r.GetName()))
+		}, nil
+	case "List":
+		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
+			items, lm, err := reg.List(ctx, req.(*metav1.ListRequest))
+			if err != nil {
+				return nil, err
+			}
+			return h.newList(items, lm), nil
+		}, nil
+	case "Create", "Update", "UpdateStatus":
+		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
+			w := readWrite(req)
+			if w.object == nil {
+				return nil, apierrors.NewBadRequest("the request has no object")
+			}
+			switch method {
+			case "Create":
+				return wrap(reg.Create(ctx, w.namespace, w.object, w.dryRun))
+			case "Update":
+				return wrap(reg.Update(ctx, w.namespace, w.name, w.object, w.dryRun))
+			default:
+				return wrap(reg.UpdateStatus(ctx, w.namespace, w.name, w.object, w.dryRun))
+			}
+		}, nil
+	case "Delete":
+		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
+			r := req.(*metav1.DeleteRequest)
+			return wrap(reg.Delete(ctx, r.GetNamespace(), r.GetName(), deleteOptions(r), isDryRun(r.GetDryRun())))
+		}, nil
+	}
+	if action, ok := reg.Action(method); ok {
+		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
+			w := readWrite(req)
+			if w.object == nil {
+				return nil, apierrors.NewBadRequest("the request has no object")
+			}
+			return action(ctx, w.namespace, w.name, w.object, w.dryRun)
+		}, nil
+	}
+	return nil, fmt.Errorf("grpcapi: %s has no implementation for %s", h.service.FullName(), method)
+}
+
+func wrap(obj object.Object, err error) (proto.Message, error) {
+	if err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// deleteOptions merges the options body with the query-parameter forms.
+func deleteOptions(r *metav1.DeleteRequest) *metav1.DeleteOptions {
+	opts := proto.Clone(r.GetOptions()).(*metav1.DeleteOptions)
+	if opts == nil {
+		opts = &metav1.DeleteOptions{}
+	}
+	if r.GracePeriodSeconds != nil && opts.GracePeriodSeconds == nil {
+		opts.GracePeriodSeconds = r.GracePeriodSeconds
+	}
+	if r.GetPropagationPolicy() != "" && opts.PropagationPolicy == nil {
+		opts.PropagationPolicy = proto.String(r.GetPropagationPolicy())
+	}
+	opts.DryRun = append(opts.DryRun, r.GetDryRun()...)
+	return opts
+}
+
+func isDryRun(v []string) bool {
+	for _, s := range v {
+		if s == "All" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeRequest is the common shape of every <Kind>WriteRequest.
+type writeRequest struct {
+	namespace, name string
+	object          object.Object
+	dryRun          bool
+}
+
+func readWrite(req proto.Message) writeRequest {
+	m := req.ProtoReflect()
+	fields := m.Descriptor().Fields()
+	w := writeRequest{
+		namespace: m.Get(fields.ByName("namespace")).String(),
+		name:      m.Get(fields.ByName("name")).String(),
+	}
+	if fd := fields.ByName("object"); m.Has(fd) {
+		w.object = m.Get(fd).Message().Interface().(object.Object)
+	}
+	list := m.Get(fields.ByName("dry_run")).List()
+	for i := 0; i < list.Len(); i++ {
+		if list.Get(i).String() == "All" {
+			w.dryRun = true
+		}
+	}
+	return w
+}
+
+func (h *handler) newList(items []object.Object, lm *metav1.ListMeta) proto.Message {
+	l := h.list.New()
+	fields := l.Descriptor().Fields()
+	res := h.reg.Resource
+	l.Set(fields.ByName("api_version"), protoreflect.ValueOfString(res.Group.GroupVersion()))
+	l.Set(fields.ByName("kind"), protoreflect.ValueOfString(res.Kind+"List"))
+	l.Set(fields.ByName("metadata"), protoreflect.ValueOfMessage(lm.ProtoReflect()))
+	list := l.Mutable(fields.ByName("items")).List()
+	for _, it := range items {
+		list.Append(protoreflect.ValueOfMessage(it.ProtoReflect()))
+	}
+	return l.Interface()
+}
+
+func (h *handler) newEvent(ev watch.Event) proto.Message {
+	e := h.event.New()
+	fields := e.Descriptor().Fields()
+	e.Set(fields.ByName("type"), protoreflect.ValueOfString(string(ev.Type)))
+	if ev.Object != nil {
+		e.Set(fields.ByName("object"), protoreflect.ValueOfMessage(ev.Object.ProtoReflect()))
+	}
+	return e.Interface()
+}
+
+// watchHandler serves Watch: it opens the watch (a 410 fails the call
+// before any header), sends the headers at once so REST clients see the
+// stream start, then forwards events until the watch or the client ends.
+func (h *handler) watchHandler(in protoreflect.MessageType) grpc.StreamHandler {
+	return func(srv any, stream grpc.ServerStream) error {
+		req := in.New().Interface().(*metav1.ListRequest)
+		if err := stream.RecvMsg(req); err != nil {
+			return err
+		}
+		ctx := stream.Context()
+		w, err := h.reg.Watch(ctx, req)
+		if err != nil {
+			return err
+		}
+		defer w.Stop()
+		if err := stream.SendHeader(metadata.Pairs(client.WatchOpenHeader, "open")); err != nil {
+			return err
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					return nil
+				}
+				if ev.Type == watch.Error {
+					if ev.Err != nil {
+						return ev.Err
+					}
+					return apierrors.NewInternalError(fmt.Errorf("watch ended"))
+				}
+				if err := stream.SendMsg(h.newEvent(ev)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package registry
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"podline.dev/pkg/object"
+)
+
+// selectableFields lists, per kind, the fields a field selector may name
+// beyond metadata.name and metadata.namespace (Kubernetes' per-kind sets).
+var selectableFields = map[string][]string{
+	"Pod": {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+		"spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"},
+	"Event": {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+		"involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+		"reason", "reportingComponent", "source", "type"},
+	"Secret":     {"type"},
+	"Namespace":  {"status.phase"},
+	"Node":       {"spec.unschedulable"},
+	"ReplicaSet": {"status.replicas"},
+}
+
+type fieldRequirement struct {
+	path  string
+	value string
+	equal bool
+}
+
+// fieldSelector is a parsed field selector: every requirement must hold.
+type fieldSelector []fieldRequirement
+
+// parseFieldSelector reads "a=b,c!=d" (also "a==b") and checks each field is selectable for kind.
+func parseFieldSelector(s, kind string) (fieldSelector, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	allowed := map[string]bool{"metadata.name": true, "metadata.namespace": true}
+	for _, f := range selectableFields[kind] {
+		allowed[f] = true
+	}
+	var sel fieldSelector
+	for _, part := range strings.Split(s, ",") {
+		var req fieldRequirement
+		switch {
+		case strings.Contains(part, "!="):
+			kv := strings.SplitN(part, "!=", 2)
+			req = fieldRequirement{path: kv[0], value: kv[1]}
+		case strings.Contains(part, "=="):
+			kv := strings.SplitN(part, "==", 2)
+			req = fieldRequirement{path: kv[0], value: kv[1], equal: true}
+		case strings.Contains(part, "="):
+			kv := strings.SplitN(part, "=", 2)
+			req = fieldRequirement{path: kv[0], value: kv[1], equal: true}
+		default:
+			return nil, fmt.Errorf("invalid selector: '%s'; can't understand '%s'", s, part)
+		}
+		req.path = strings.TrimSpace(req.path)
+		req.value = strings.TrimSpace(req.value)
+		if !allowed[req.path] {
+			return nil, fmt.Errorf("field label not supported: %s", req.path)
+		}
+		sel = append(sel, req)
+	}
+	return sel, nil
+}
+
+// Matches evaluates the selector against obj.
+func (sel fieldSelector) Matches(obj object.Object) bool {
+	for _, req := range sel {
+		if (fieldValue(obj, req.path) == req.value) != req.equal {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldValue reads a scalar at a JSON path ("spec.nodeName") as a string; unset is "".
+func fieldValue(obj object.Object, path string) string {
+	m := obj.ProtoReflect()
+	steps := strings.Split(path, ".")
+	for i, step := range steps {
+		fd := m.Descriptor().Fields().ByJSONName(step)
+		if fd == nil {
+			return ""
+		}
+		if i == len(steps)-1 {
+			return scalarString(m.Get(fd), fd)
+		}
+		if fd.Kind() != protoreflect.MessageKind || fd.IsList() || fd.IsMap() || !m.Has(fd) {
+			return ""
+		}
+		m = m.Get(fd).Message()
+	}
+	return ""
+}
+
+func scalarString(v protoreflect.Value, fd protoreflect.FieldDescriptor) string {
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return v.String()
+	case protoreflect.BoolKind:
+		return strconv.FormatBool(v.Bool())
+	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+		return strconv.FormatInt(v.Int(), 10)
+	case protoreflect.MessageKind:
+		// "source" on Events selects the component.
+		if fd.Message().Fields().ByName("component") != nil {
+			return v.Message().Get(fd.Message().Fields().ByName("component")).String()
+		}
+	}
+	return ""
+}

@@ -1,0 +1,58 @@
+package registry
+
+import (
+	"podline.dev/pkg/field"
+	"podline.dev/pkg/object"
+	corev1 "podline.dev/proto/core/v1"
+)
+
+// Strategy is what differs between kinds. The zero Strategy is the default:
+// status is cleared on create, deletion is immediate, only metadata is validated.
+type Strategy struct {
+	// InitStatus sets the status of a new object; nil clears it.
+	InitStatus func(obj object.Object)
+	// KeepStatusOnCreate lets the creator set status (nodes register with theirs).
+	KeepStatusOnCreate bool
+	// GracePeriod returns how long deletion waits (0: at once), given the
+	// grace period the client asked for (nil: the object's default).
+	GracePeriod func(obj object.Object, requested *int64) int64
+	// Validate checks a new or updated object beyond its metadata.
+	Validate func(obj object.Object) field.ErrorList
+}
+
+// Strategies holds the kinds that differ from the default, by kind.
+var Strategies = map[string]Strategy{
+	"Pod": {
+		InitStatus: func(obj object.Object) {
+			obj.(*corev1.Pod).Status = &corev1.PodStatus{Phase: "Pending"}
+		},
+		GracePeriod: podGracePeriod,
+	},
+	"Namespace": {
+		InitStatus: func(obj object.Object) {
+			obj.(*corev1.Namespace).Status = &corev1.NamespaceStatus{Phase: "Active"}
+		},
+	},
+	"Node": {KeepStatusOnCreate: true},
+}
+
+// podGracePeriod follows Kubernetes: a pod not yet bound to a node, or one
+// that has finished, goes at once; otherwise the kubelet gets the requested
+// grace period or the pod's terminationGracePeriodSeconds (default 30).
+func podGracePeriod(obj object.Object, requested *int64) int64 {
+	pod := obj.(*corev1.Pod)
+	if pod.GetSpec().GetNodeName() == "" {
+		return 0
+	}
+	switch pod.GetStatus().GetPhase() {
+	case "Succeeded", "Failed":
+		return 0
+	}
+	if requested != nil {
+		return max(*requested, 0)
+	}
+	if pod.GetSpec() != nil && pod.Spec.TerminationGracePeriodSeconds != nil {
+		return *pod.Spec.TerminationGracePeriodSeconds
+	}
+	return 30
+}

@@ -1,0 +1,107 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"runtime"
+
+	"podline.dev/proto/apis"
+)
+
+// Discovery documents, shaped as Kubernetes' meta/v1 APIVersions,
+// APIGroupList and APIResourceList.
+
+type groupVersionForDiscovery struct {
+	GroupVersion string `json:"groupVersion"`
+	Version      string `json:"version"`
+}
+
+type apiGroup struct {
+	Name             string                     `json:"name"`
+	Versions         []groupVersionForDiscovery `json:"versions"`
+	PreferredVersion groupVersionForDiscovery   `json:"preferredVersion"`
+}
+
+type apiResource struct {
+	Name         string   `json:"name"`
+	SingularName string   `json:"singularName"`
+	Namespaced   bool     `json:"namespaced"`
+	Kind         string   `json:"kind"`
+	Verbs        []string `json:"verbs"`
+	ShortNames   []string `json:"shortNames,omitempty"`
+	Categories   []string `json:"categories,omitempty"`
+}
+
+type apiResourceList struct {
+	Kind         string        `json:"kind"`
+	APIVersion   string        `json:"apiVersion"`
+	GroupVersion string        `json:"groupVersion"`
+	Resources    []apiResource `json:"resources"`
+}
+
+var resourceVerbs = []string{"create", "delete", "get", "list", "update", "watch"}
+
+func resourceList(g apis.Group) apiResourceList {
+	l := apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: g.GroupVersion(), Resources: []apiResource{}}
+	for _, r := range apis.InGroup(g) {
+		l.Resources = append(l.Resources, apiResource{
+			Name: r.Name, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
+			Verbs: resourceVerbs, ShortNames: r.ShortNames, Categories: r.Categories,
+		})
+		if r.Status {
+			l.Resources = append(l.Resources, apiResource{Name: r.Name + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: []string{"get", "update"}})
+		}
+		for _, a := range r.Actions {
+			l.Resources = append(l.Resources, apiResource{Name: r.Name + "/" + a.Name, Namespaced: r.Namespaced, Kind: a.Kind, Verbs: []string{"create"}})
+		}
+	}
+	return l
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// registerDiscovery mounts the discovery documents and /version on mux.
+func registerDiscovery(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{
+			"kind": "APIVersions", "versions": []string{"v1"},
+			"serverAddressByClientCIDRs": []map[string]string{{"clientCIDR": "0.0.0.0/0", "serverAddress": r.Host}},
+		})
+	})
+	mux.HandleFunc("GET /apis", func(w http.ResponseWriter, r *http.Request) {
+		groups := []apiGroup{}
+		for _, g := range apis.Groups {
+			if g.Name == "" {
+				continue
+			}
+			gv := groupVersionForDiscovery{GroupVersion: g.GroupVersion(), Version: g.Version}
+			groups = append(groups, apiGroup{Name: g.Name, Versions: []groupVersionForDiscovery{gv}, PreferredVersion: gv})
+		}
+		writeJSON(w, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+	})
+	for _, g := range apis.Groups {
+		list := resourceList(g)
+		mux.HandleFunc("GET "+g.PathPrefix(), func(w http.ResponseWriter, r *http.Request) { writeJSON(w, list) })
+		if g.Name != "" {
+			gv := groupVersionForDiscovery{GroupVersion: g.GroupVersion(), Version: g.Version}
+			group := apiGroup{Name: g.Name, Versions: []groupVersionForDiscovery{gv}, PreferredVersion: gv}
+			mux.HandleFunc("GET /apis/"+g.Name, func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, map[string]any{"kind": "APIGroup", "apiVersion": "v1", "name": group.Name, "versions": group.Versions, "preferredVersion": group.PreferredVersion})
+			})
+		}
+	}
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]string{
+			"major": "1", "minor": "37", "gitVersion": Version, "gitCommit": "", "gitTreeState": "clean",
+			"buildDate": "", "goVersion": runtime.Version(), "compiler": runtime.Compiler,
+			"platform": runtime.GOOS + "/" + runtime.GOARCH,
+		})
+	})
+}
+
+// Version is the server version /version reports; Kubernetes' minor version
+// tells clients which API behaviour to expect.
+var Version = "v1.37.0-podline"

@@ -1,0 +1,16 @@
+// Package rest serves podline's API at Kubernetes' REST paths. The routes
+// of every resource come from grpc-gateway (generated from proto/gateway.yaml)
+// and call the gRPC services in-process; this package supplies what the
+// gateway cannot do the way Kubernetes does, each by a small hand-made piece:
+//
+//   - marshal.go: Kubernetes JSON (pkg/k8sjson) instead of protojson, and
+//     watch streams as newline-delimited {"type":..,"object":..} events with
+//     errors as ERROR events carrying a Status;
+//   - errors.go: every error as a Kubernetes Status with its HTTP code;
+//   - filters.go: ?watch=1 on a collection is rewritten to the watch route,
+//     request bodies are capped (413), the fieldValidation parameter reaches
+//     the decoder and its warnings come back as Warning headers, and a
+//     watch's 200 and headers are flushed as soon as the stream opens;
+//   - discovery.go: /api, /apis, /api/v1, /apis/<group>/<version>, /version;
+//   - health.go: /healthz, /livez, /readyz (readyz fails while etcd has no quorum).
+package rest

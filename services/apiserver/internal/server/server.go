@@ -1,0 +1,192 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
+
+	"podline.dev/pkg/apierrors"
+	_ "podline.dev/proto/all" // every kind's Go type
+	"podline.dev/proto/apis"
+	corev1 "podline.dev/proto/core/v1"
+	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/apiserver/internal/grpcapi"
+	"podline.dev/services/apiserver/internal/registry"
+	"podline.dev/services/apiserver/internal/rest"
+	"podline.dev/services/apiserver/internal/storage"
+	"podline.dev/services/apiserver/internal/watchcache"
+)
+
+// Config is what the apiserver needs to run.
+type Config struct {
+	// Etcd is the client of the etcd cluster; the apiserver is its only user.
+	Etcd *clientv3.Client
+	// EtcdTimeout bounds each etcd call (default 10s).
+	EtcdTimeout time.Duration
+	// CompactionInterval is how often old revisions are compacted (0: never).
+	CompactionInterval time.Duration
+	// WatchCache options apply to every resource's watch cache.
+	WatchCache []watchcache.Option
+	// TLS, when set, is the serving configuration; otherwise the listener
+	// speaks plain HTTP/1.1 and unencrypted HTTP/2 (gRPC).
+	TLS *tls.Config
+}
+
+// Server is a running apiserver.
+type Server struct {
+	cfg        Config
+	store      *storage.Store
+	registries map[string]*registry.Registry
+	cachers    []*registry.Cacher
+	grpc       *grpc.Server
+	inproc     *bufconn.Listener
+	handler    http.Handler
+}
+
+// New builds the server; Run starts it.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	s := &Server{
+		cfg:        cfg,
+		store:      storage.NewStore(cfg.Etcd, cfg.EtcdTimeout),
+		registries: map[string]*registry.Registry{},
+		grpc:       grpc.NewServer(grpc.MaxRecvMsgSize(rest.MaxRequestBodyBytes + 4096)),
+		inproc:     bufconn.Listen(1 << 20),
+	}
+	var regs []*registry.Registry
+	for _, res := range apis.Resources {
+		reg, err := registry.New(res, s.store)
+		if err != nil {
+			return nil, err
+		}
+		s.cachers = append(s.cachers, reg.EnableWatchCache(cfg.WatchCache...))
+		s.registries[res.GroupResource()] = reg
+		regs = append(regs, reg)
+	}
+	if err := grpcapi.Register(s.grpc, regs); err != nil {
+		return nil, err
+	}
+	conn, err := grpc.NewClient("passthrough:///inproc",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return s.inproc.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+	if err != nil {
+		return nil, err
+	}
+	live := []rest.Check{{Name: "ping", Fn: func(context.Context) error { return nil }}}
+	ready := append(live,
+		rest.Check{Name: "etcd", Fn: func(ctx context.Context) error { _, err := s.store.CurrentRevision(ctx); return err }},
+		rest.Check{Name: "watch-cache", Fn: s.cachesSynced},
+	)
+	api, err := rest.NewHandler(ctx, conn, live, ready)
+	if err != nil {
+		return nil, err
+	}
+	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+			s.grpc.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+	return s, nil
+}
+
+// Handler serves gRPC (HTTP/2, application/grpc) and REST.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Registry returns the registry of a resource ("pods", "deployments.apps").
+func (s *Server) Registry(groupResource string) *registry.Registry {
+	return s.registries[groupResource]
+}
+
+func (s *Server) cachesSynced(context.Context) error {
+	for _, c := range s.cachers {
+		select {
+		case <-c.Synced():
+		default:
+			return errors.New("watch cache not synced")
+		}
+	}
+	return nil
+}
+
+// Run starts the watch caches, the compactor and the in-process gRPC
+// listener, creates the system namespaces, and returns once the caches hold
+// their first lists. Everything stops when ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	for _, c := range s.cachers {
+		go c.Run(ctx)
+	}
+	if s.cfg.CompactionInterval > 0 {
+		go storage.NewCompactor(s.cfg.Etcd, s.cfg.CompactionInterval).Run(ctx)
+	}
+	go func() { _ = s.grpc.Serve(s.inproc) }()
+	go func() { <-ctx.Done(); s.grpc.Stop() }()
+	for _, c := range s.cachers {
+		select {
+		case <-c.Synced():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return s.bootstrap(ctx)
+}
+
+// SystemNamespaces are created at start, as kube-apiserver does.
+var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+
+func (s *Server) bootstrap(ctx context.Context) error {
+	reg := s.registries["namespaces"]
+	for _, name := range SystemNamespaces {
+		ns := &corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: name}}
+		for {
+			_, err := reg.Create(ctx, "", ns, false)
+			if err == nil || apierrors.IsAlreadyExists(err) {
+				break
+			}
+			if !apierrors.IsServiceUnavailable(err) || ctx.Err() != nil {
+				return fmt.Errorf("bootstrap namespace %s: %w", name, err)
+			}
+			slog.Warn("bootstrap: etcd unavailable, retrying", "namespace", name)
+			time.Sleep(time.Second)
+		}
+	}
+	return nil
+}
+
+// Serve answers on lis until ctx ends.
+func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
+	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second}
+	hs.Protocols = new(http.Protocols)
+	hs.Protocols.SetHTTP1(true)
+	hs.Protocols.SetHTTP2(true)
+	if s.cfg.TLS != nil {
+		hs.TLSConfig = s.cfg.TLS.Clone()
+		hs.TLSConfig.NextProtos = []string{"h2", "http/1.1"}
+		lis = tls.NewListener(lis, hs.TLSConfig)
+	} else {
+		hs.Protocols.SetUnencryptedHTTP2(true)
+	}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	err := hs.Serve(lis)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

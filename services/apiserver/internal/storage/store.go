@@ -1,0 +1,217 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"podline.dev/pkg/object"
+)
+
+// Store is the generic etcd store of every resource.
+type Store struct {
+	client *clientv3.Client
+	// timeout bounds each etcd call, so a cluster without quorum fails fast
+	// with ErrUnavailable instead of hanging the request.
+	timeout time.Duration
+}
+
+// NewStore returns a store over client; timeout bounds each etcd call (0: 10s).
+func NewStore(client *clientv3.Client, timeout time.Duration) *Store {
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	return &Store{client: client, timeout: timeout}
+}
+
+// Client is the etcd client, for the compactor and health checks.
+func (s *Store) Client() *clientv3.Client { return s.client }
+
+func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.timeout)
+}
+
+// Create writes obj at key if the key does not exist and returns it with its resourceVersion.
+func (s *Store) Create(ctx context.Context, key string, c Codec, obj object.Object) (object.Object, error) {
+	val, err := c.Encode(obj)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.ctx(ctx)
+	defer cancel()
+	resp, err := s.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, string(val))).
+		Commit()
+	if err != nil {
+		return nil, classify(err)
+	}
+	if !resp.Succeeded {
+		return nil, ErrExists
+	}
+	out := object.Copy(obj)
+	SetResourceVersion(out, resp.Header.Revision)
+	return out, nil
+}
+
+// Get reads the object at key; rev 0 reads the latest (a quorum read).
+func (s *Store) Get(ctx context.Context, key string, c Codec, rev int64) (object.Object, error) {
+	ctx, cancel := s.ctx(ctx)
+	defer cancel()
+	var opts []clientv3.OpOption
+	if rev > 0 {
+		opts = append(opts, clientv3.WithRev(rev))
+	}
+	resp, err := s.client.Get(ctx, key, opts...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, ErrNotFound
+	}
+	return c.Decode(resp.Kvs[0].Value, resp.Kvs[0].ModRevision)
+}
+
+// UpdateFunc computes the next state from the current one (a read-only
+// value: copy before changing it). It returns the new object, or remove=true
+// to delete the key instead (a finalized deletion), or an error to abort.
+type UpdateFunc func(current object.Object) (next object.Object, remove bool, err error)
+
+// GuaranteedUpdate reads key, applies fn and writes the result if the key is
+// still at the revision read; on a race it reads again and reapplies fn, so a
+// caller's precondition (its resourceVersion) is checked by fn against the
+// latest state. It returns the stored object (or the removed one).
+func (s *Store) GuaranteedUpdate(ctx context.Context, key string, c Codec, fn UpdateFunc) (object.Object, error) {
+	for {
+		cur, err := s.Get(ctx, key, c, 0)
+		if err != nil {
+			return nil, err
+		}
+		curRev, _ := ParseResourceVersion(cur.GetMetadata().GetResourceVersion())
+		next, remove, err := fn(cur)
+		if err != nil {
+			return nil, err
+		}
+		var op clientv3.Op
+		if remove {
+			op = clientv3.OpDelete(key)
+		} else {
+			val, err := c.Encode(next)
+			if err != nil {
+				return nil, err
+			}
+			op = clientv3.OpPut(key, string(val))
+		}
+		tctx, cancel := s.ctx(ctx)
+		resp, err := s.client.Txn(tctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
+			Then(op).
+			Commit()
+		cancel()
+		if err != nil {
+			return nil, classify(err)
+		}
+		if !resp.Succeeded {
+			continue
+		}
+		if remove {
+			out := object.Copy(cur)
+			SetResourceVersion(out, resp.Header.Revision)
+			return out, nil
+		}
+		out := object.Copy(next)
+		SetResourceVersion(out, resp.Header.Revision)
+		return out, nil
+	}
+}
+
+// ListResult is one page of a list.
+type ListResult struct {
+	Items []object.Object
+	// Revision is the etcd revision the list was read at.
+	Revision int64
+	// Next is the key to continue from, "" when the list is complete.
+	Next string
+	// Remaining counts keys after this page (before filtering), when Next is set.
+	Remaining int64
+}
+
+// List reads the keys under prefix at rev (0: latest, a quorum read), from
+// start (inclusive; "" for the beginning), keeping objects that match keep,
+// until limit objects are kept (0: no limit).
+func (s *Store) List(ctx context.Context, prefix string, c Codec, rev int64, start string, limit int64, keep func(object.Object) bool) (ListResult, error) {
+	ctx, cancel := s.ctx(ctx)
+	defer cancel()
+	end := clientv3.GetPrefixRangeEnd(prefix)
+	if start == "" {
+		start = prefix
+	}
+	var res ListResult
+	pageSize := int64(500)
+	if limit > 0 && limit < pageSize {
+		pageSize = limit
+	}
+	for {
+		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(pageSize)}
+		if rev > 0 {
+			opts = append(opts, clientv3.WithRev(rev))
+		}
+		resp, err := s.client.Get(ctx, start, opts...)
+		if err != nil {
+			return ListResult{}, classify(err)
+		}
+		if rev == 0 {
+			rev = resp.Header.Revision
+		}
+		res.Revision = rev
+		for i, kv := range resp.Kvs {
+			obj, err := c.Decode(kv.Value, kv.ModRevision)
+			if err != nil {
+				return ListResult{}, fmt.Errorf("%s: %w", kv.Key, err)
+			}
+			if keep != nil && !keep(obj) {
+				continue
+			}
+			res.Items = append(res.Items, obj)
+			if limit > 0 && int64(len(res.Items)) == limit {
+				last := i == len(resp.Kvs)-1
+				if last && !resp.More {
+					return res, nil
+				}
+				res.Next = string(kv.Key) + "\x00"
+				res.Remaining = resp.Count - int64(i) - 1
+				return res, nil
+			}
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			return res, nil
+		}
+		start = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
+}
+
+// Delete removes the object at key after check approves the current state
+// (the caller's preconditions), retrying on a race, and returns the last state.
+func (s *Store) Delete(ctx context.Context, key string, c Codec, check func(current object.Object) error) (object.Object, error) {
+	return s.GuaranteedUpdate(ctx, key, c, func(cur object.Object) (object.Object, bool, error) {
+		if check != nil {
+			if err := check(cur); err != nil {
+				return nil, false, err
+			}
+		}
+		return nil, true, nil
+	})
+}
+
+// CurrentRevision is etcd's current revision (a quorum read).
+func (s *Store) CurrentRevision(ctx context.Context) (int64, error) {
+	ctx, cancel := s.ctx(ctx)
+	defer cancel()
+	resp, err := s.client.Get(ctx, "/registry/", clientv3.WithCountOnly(), clientv3.WithLimit(1))
+	if err != nil {
+		return 0, classify(err)
+	}
+	return resp.Header.Revision, nil
+}
