@@ -1,0 +1,3 @@
+module podline.dev/e2e
+
+go 1.26

@@ -1,0 +1,3 @@
+module podline.dev/services/kubelet
+
+go 1.26
