@@ -1,0 +1,3 @@
+module podline.dev/services/controller-manager
+
+go 1.26

@@ -1,0 +1,3 @@
+module podline.dev/services/scheduler
+
+go 1.26
