@@ -12,8 +12,13 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/object"
+	"podline.dev/pkg/telemetry"
 	"podline.dev/proto/apis"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/internal/storage"
@@ -130,7 +135,9 @@ func (r *Registry) checkNamespace(md *metav1.ObjectMeta, namespace string) error
 	return nil
 }
 
-func (r *Registry) validate(obj object.Object, old object.Object) error {
+func (r *Registry) validate(ctx context.Context, obj object.Object, old object.Object) error {
+	_, sp := tracer.Start(ctx, "validation")
+	defer sp.End()
 	errs := validation.ValidateObjectMeta(obj.GetMetadata(), r.Resource.Namespaced, r.Resource.Kind)
 	if old != nil {
 		errs = append(errs, validation.ValidateObjectMetaUpdate(obj.GetMetadata(), old.GetMetadata())...)
@@ -141,10 +148,14 @@ func (r *Registry) validate(obj object.Object, old object.Object) error {
 	}
 	if len(errs) > 0 {
 		name := obj.GetMetadata().GetName()
+		sp.SetAttributes(attribute.Int("validation.errors", len(errs)))
+		sp.SetStatus(codes.Error, errs.Error())
 		return apierrors.NewInvalid(r.gk(), name, errs)
 	}
 	return nil
 }
+
+var tracer = otel.Tracer("podline.dev/apiserver/registry")
 
 // Create stores a new object. obj is owned by the call.
 func (r *Registry) Create(ctx context.Context, namespace string, obj object.Object, dryRun bool) (object.Object, error) {
@@ -178,12 +189,13 @@ func (r *Registry) Create(ctx context.Context, namespace string, obj object.Obje
 			r.strategy.InitStatus(obj)
 		}
 	}
-	if err := r.validate(obj, nil); err != nil {
+	if err := r.validate(ctx, obj, nil); err != nil {
 		return nil, err
 	}
 	if dryRun {
 		return obj, nil
 	}
+	telemetry.Stamp(ctx, obj)
 	out, err := r.store.Create(ctx, r.Key(md.Namespace, md.Name), r.codec, obj)
 	if errors.Is(err, storage.ErrExists) && generated {
 		// Kubernetes retries a clashing generated name once with a fresh suffix;
@@ -244,9 +256,10 @@ func (r *Registry) update(ctx context.Context, namespace, name string, obj objec
 		}
 		next := object.Copy(obj)
 		r.carryOver(next, cur, status)
-		if err := r.validate(next, cur); err != nil {
+		if err := r.validate(ctx, next, cur); err != nil {
 			return nil, false, err
 		}
+		telemetry.Stamp(ctx, next)
 		nmd := next.GetMetadata()
 		remove := nmd.DeletionTimestamp != nil && len(nmd.Finalizers) == 0 && nmd.GetDeletionGracePeriodSeconds() == 0
 		if dryRun {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
@@ -60,8 +62,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg:        cfg,
 		store:      storage.NewStore(cfg.Etcd, cfg.EtcdTimeout),
 		registries: map[string]*registry.Registry{},
-		grpc:       grpc.NewServer(grpc.MaxRecvMsgSize(rest.MaxRequestBodyBytes + 4096)),
-		inproc:     bufconn.Listen(1 << 20),
+		grpc: grpc.NewServer(grpc.MaxRecvMsgSize(rest.MaxRequestBodyBytes+4096),
+			grpc.StatsHandler(otelgrpc.NewServerHandler())),
+		inproc: bufconn.Listen(1 << 20),
 	}
 	var regs []*registry.Registry
 	for _, res := range apis.Resources {
@@ -79,6 +82,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	conn, err := grpc.NewClient("passthrough:///inproc",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return s.inproc.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 	if err != nil {
 		return nil, err
@@ -92,6 +96,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// REST requests get a span that continues the caller's traceparent;
+	// gRPC requests get theirs from the server's stats handler.
+	api = otelhttp.NewHandler(api, "apiserver", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+		return r.Method + " " + r.URL.Path
+	}))
 	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
 			s.grpc.ServeHTTP(w, r)

@@ -6,9 +6,30 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"podline.dev/pkg/object"
 )
+
+var tracer = otel.Tracer("podline.dev/apiserver/storage")
+
+// span starts the span of one etcd operation on key.
+func span(ctx context.Context, op, key string) (context.Context, trace.Span) {
+	return tracer.Start(ctx, "etcd "+op, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system", "etcd"), attribute.String("etcd.key", key)))
+}
+
+// end records err on sp and ends it.
+func end(sp trace.Span, err error) {
+	if err != nil {
+		sp.RecordError(err)
+		sp.SetStatus(codes.Error, err.Error())
+	}
+	sp.End()
+}
 
 // Store is the generic etcd store of every resource.
 type Store struct {
@@ -34,7 +55,9 @@ func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // Create writes obj at key if the key does not exist and returns it with its resourceVersion.
-func (s *Store) Create(ctx context.Context, key string, c Codec, obj object.Object) (object.Object, error) {
+func (s *Store) Create(ctx context.Context, key string, c Codec, obj object.Object) (out object.Object, err error) {
+	ctx, sp := span(ctx, "txn create", key)
+	defer func() { end(sp, err) }()
 	val, err := c.Encode(obj)
 	if err != nil {
 		return nil, err
@@ -51,7 +74,8 @@ func (s *Store) Create(ctx context.Context, key string, c Codec, obj object.Obje
 	if !resp.Succeeded {
 		return nil, ErrExists
 	}
-	out := object.Copy(obj)
+	sp.SetAttributes(attribute.Int64("etcd.revision", resp.Header.Revision))
+	out = object.Copy(obj)
 	SetResourceVersion(out, resp.Header.Revision)
 	return out, nil
 }
@@ -83,8 +107,11 @@ type UpdateFunc func(current object.Object) (next object.Object, remove bool, er
 // still at the revision read; on a race it reads again and reapplies fn, so a
 // caller's precondition (its resourceVersion) is checked by fn against the
 // latest state. It returns the stored object (or the removed one).
-func (s *Store) GuaranteedUpdate(ctx context.Context, key string, c Codec, fn UpdateFunc) (object.Object, error) {
-	for {
+func (s *Store) GuaranteedUpdate(ctx context.Context, key string, c Codec, fn UpdateFunc) (out object.Object, err error) {
+	ctx, sp := span(ctx, "txn update", key)
+	defer func() { end(sp, err) }()
+	for attempt := 1; ; attempt++ {
+		sp.SetAttributes(attribute.Int("etcd.attempts", attempt))
 		cur, err := s.Get(ctx, key, c, 0)
 		if err != nil {
 			return nil, err
@@ -116,6 +143,7 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, c Codec, fn Up
 		if !resp.Succeeded {
 			continue
 		}
+		sp.SetAttributes(attribute.Int64("etcd.revision", resp.Header.Revision), attribute.Bool("etcd.delete", remove))
 		if remove {
 			out := object.Copy(cur)
 			SetResourceVersion(out, resp.Header.Revision)

@@ -38,6 +38,11 @@ type Event struct {
 type Cache struct {
 	cfg config
 
+	// applyMu serializes Apply (revisions must increase anyway) so that it
+	// can reuse wake, the watchers to wake once mu is released.
+	applyMu sync.Mutex
+	wake    []*watcher
+
 	mu          sync.RWMutex
 	initialized bool
 	rev         int64 // everything up to rev has been applied
@@ -131,6 +136,22 @@ func (c *Cache) Apply(ev Event) error {
 	}
 	key := object.Key(ev.Object)
 
+	c.applyMu.Lock()
+	defer c.applyMu.Unlock()
+	if err := c.applyLocked(key, ev); err != nil {
+		return err
+	}
+	for i, w := range c.wake {
+		w.wake()
+		c.wake[i] = nil
+	}
+	c.wake = c.wake[:0]
+	return nil
+}
+
+// applyLocked records ev and queues it for the watchers it concerns,
+// collecting in c.wake those to wake. Called with applyMu held.
+func (c *Cache) applyLocked(key string, ev Event) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.initialized {
@@ -166,6 +187,7 @@ func (c *Cache) Apply(ev Event) error {
 			c.dropSlowLocked(w)
 			continue
 		}
+		c.wake = append(c.wake, w)
 		c.queued++
 		w.sentRev, w.lastSent = e.rev, now
 	}
@@ -239,7 +261,13 @@ func (c *Cache) matchingLocked(f Filter) []keyed {
 // Kubernetes' 504 "Too large resource version" (or 429 "storage is
 // (re)initializing" before the first Replace), which clients retry.
 func (c *Cache) WaitUntilFresh(ctx context.Context, revision int64) error {
-	var timeout <-chan time.Time
+	var timer Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	var timeout <-chan time.Time // nil, and so never ready, without a fresh timeout
 	for {
 		c.mu.Lock()
 		if c.initialized && c.rev >= revision {
@@ -252,10 +280,9 @@ func (c *Cache) WaitUntilFresh(ctx context.Context, revision int64) error {
 		advanced, initialized, current := c.advanced, c.initialized, c.rev
 		c.mu.Unlock()
 
-		if timeout == nil && c.cfg.freshTimeout > 0 {
-			t := c.cfg.clock.NewTimer(c.cfg.freshTimeout)
-			defer t.Stop()
-			timeout = t.C()
+		if timer == nil && c.cfg.freshTimeout > 0 {
+			timer = c.cfg.clock.NewTimer(c.cfg.freshTimeout)
+			timeout = timer.C()
 		}
 		select {
 		case <-advanced:
@@ -319,7 +346,6 @@ func (c *Cache) Watch(ctx context.Context, fromRevision int64, f Filter, bookmar
 	}
 	w := &watcher{
 		cache:     c,
-		ctx:       ctx,
 		filter:    f,
 		bookmarks: bookmarks,
 		result:    make(chan watch.Event),
@@ -344,6 +370,7 @@ func (c *Cache) Watch(ctx context.Context, fromRevision int64, f Filter, bookmar
 		}
 	}
 	c.watchers[w] = struct{}{}
+	w.unhookCtx = context.AfterFunc(ctx, w.Stop)
 	go w.run()
 	return w, nil
 }
@@ -410,6 +437,7 @@ func (c *Cache) maybeBookmarkLocked(w *watcher, now time.Time, bm *bookmarkOnce)
 		return
 	}
 	if w.push(watch.Event{Type: watch.Bookmark, Object: obj}) {
+		w.wake() // rare enough to do under the lock
 		w.sentRev, w.lastSent = c.rev, now
 		c.bookmarksSent++
 	}

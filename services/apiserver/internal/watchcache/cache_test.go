@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
@@ -635,5 +637,37 @@ func TestWatchRejectsNegativeRevision(t *testing.T) {
 	c, _ := newCache(t, 10, nil)
 	if _, err := c.Watch(t.Context(), -1, Filter{}, false); !apierrors.IsBadRequest(err) {
 		t.Fatalf("err = %v, want BadRequest", err)
+	}
+}
+
+func TestCacheNeverChangesTheObjectsItIsGiven(t *testing.T) {
+	listed := MakePod("a").Label("app", "web").RV(5).Obj()
+	c, _ := newCache(t, 10, []object.Object{listed})
+	s := newSource(t, c)
+	w, err := c.Watch(t.Context(), 10, Filter{Label: labelIs("app", "web")}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	given := []*corev1.Pod{listed}
+	given = append(given, s.put(MakePod("a").Label("app", "db").Obj())) // DELETED for w: a copy of listed at @11
+	given = append(given, s.put(MakePod("a").Label("app", "web").Obj()))
+	given = append(given, s.del("default/a"))
+	snapshots := make([]*corev1.Pod, len(given))
+	for i, p := range given {
+		snapshots[i] = object.Copy(p)
+	}
+	evs := collect(t, w, 3)
+	equal(t, "events", describeAll(evs), []string{
+		"DELETED default/a @11 {app=web}", "ADDED default/a @12 {app=web}", "DELETED default/a @13 {app=web}",
+	})
+	if evs[0].Object == object.Object(listed) {
+		t.Errorf("the DELETED of a transition is the listed object itself, want a copy")
+	}
+	for i, p := range given {
+		if !proto.Equal(p, snapshots[i]) {
+			t.Errorf("object %d changed: %v, was %v", i, p, snapshots[i])
+		}
 	}
 }

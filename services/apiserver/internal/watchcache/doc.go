@@ -32,11 +32,11 @@
 // Sizes. The ring keeps DefaultCapacity (1024) events: Kubernetes sizes its
 // ring from 100 to 100,000 events to hold about 75 s of history; at
 // podline's scale (a few nodes, hundreds of pods) 1024 changes per resource
-// covers minutes, while the ring's own cost is ~90 bytes a slot plus the
+// covers minutes, while the ring's own cost is about 73 bytes an event plus the
 // old object versions it keeps alive. Each watcher may lag by
 // DefaultWatcherBuffer (256) events: enough to absorb a burst such as a
 // namespace deletion while the client is busy, well under the ring's 1024 so
 // that a dropped watcher can always resume from its last revision without a
-// relist, and memory is only used while a watcher actually lags (48 bytes a
+// relist, and memory is only used while a watcher actually lags (about 56 bytes a
 // queued event; a drained queue shrinks back).
 package watchcache

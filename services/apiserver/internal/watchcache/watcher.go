@@ -1,8 +1,8 @@
 package watchcache
 
 import (
-	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"podline.dev/pkg/watch"
@@ -15,13 +15,15 @@ import (
 // channel the client reads.
 type watcher struct {
 	cache     *Cache
-	ctx       context.Context
 	filter    Filter
 	bookmarks bool
 
 	result   chan watch.Event
-	done     chan struct{} // closed once, by Stop, too-slow or Replace
+	done     chan struct{} // closed once: by Stop, ctx, too-slow or Replace
 	stopOnce sync.Once
+	// unhookCtx releases the context.AfterFunc that stops the watch when
+	// its context ends; the goroutine then selects on done alone.
+	unhookCtx func() bool
 
 	// initial is owned by the goroutine once it has started.
 	initial []watch.Event
@@ -33,7 +35,7 @@ type watcher struct {
 	// mu guards the queue; cache.mu is taken before it, never after.
 	mu     sync.Mutex
 	queue  []watch.Event
-	taken  int // events of the goroutine's current batch not yet received
+	taken  atomic.Int64 // events of the goroutine's batch not yet received; written by it alone
 	limit  int
 	notify chan struct{} // capacity 1: "the queue is not empty"
 }
@@ -57,19 +59,25 @@ func (w *watcher) stop() { w.stopOnce.Do(func() { close(w.done) }) }
 
 // push queues ev unless the watcher already holds limit undelivered events
 // (queued, or taken by its goroutine and not yet received by the client).
+// The caller then calls wake, preferably after releasing the cache's lock:
+// waking a parked goroutine is scheduler work that List and Watch need not
+// wait for.
 func (w *watcher) push(ev watch.Event) bool {
 	w.mu.Lock()
-	if len(w.queue)+w.taken >= w.limit {
-		w.mu.Unlock()
+	defer w.mu.Unlock()
+	if len(w.queue)+int(w.taken.Load()) >= w.limit {
 		return false
 	}
 	w.queue = append(w.queue, ev)
-	w.mu.Unlock()
+	return true
+}
+
+// wake tells the goroutine the queue is not empty; safe on a stopped watcher.
+func (w *watcher) wake() {
 	select {
 	case w.notify <- struct{}{}:
 	default:
 	}
-	return true
 }
 
 // take hands the goroutine everything queued, in exchange for the batch it
@@ -82,15 +90,9 @@ func (w *watcher) take(done []watch.Event) []watch.Event {
 	if cap(done) > queueKeep {
 		done = nil // let a burst's array go
 	}
-	w.queue, w.taken = done[:0], len(batch)
+	w.queue = done[:0]
+	w.taken.Store(int64(len(batch)))
 	return batch
-}
-
-// sent records that the client received one event of the taken batch.
-func (w *watcher) sent() {
-	w.mu.Lock()
-	w.taken--
-	w.mu.Unlock()
 }
 
 // run is the watcher's goroutine.
@@ -112,15 +114,13 @@ func (w *watcher) run() {
 				continue
 			case <-w.done:
 				return
-			case <-w.ctx.Done():
-				return
 			}
 		}
 		for i := range batch {
 			if !w.send(batch[i]) {
 				return
 			}
-			w.sent()
+			w.taken.Add(-1)
 		}
 	}
 }
@@ -131,8 +131,6 @@ func (w *watcher) send(ev watch.Event) bool {
 	select {
 	case <-w.done:
 		return false
-	case <-w.ctx.Done():
-		return false
 	default:
 	}
 	select {
@@ -140,12 +138,11 @@ func (w *watcher) send(ev watch.Event) bool {
 		return true
 	case <-w.done:
 		return false
-	case <-w.ctx.Done():
-		return false
 	}
 }
 
 func (w *watcher) finish() {
+	w.unhookCtx()
 	w.cache.forget(w)
 	w.stop()
 	w.mu.Lock()

@@ -1,0 +1,134 @@
+// Command apiserver is podline's API server: the only component that reads
+// and writes etcd. It serves gRPC and Kubernetes REST on one port.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
+
+	"podline.dev/pkg/telemetry"
+	"podline.dev/services/apiserver/internal/server"
+)
+
+func main() {
+	var (
+		etcdServers  = flag.String("etcd-servers", "http://127.0.0.1:2379", "comma-separated etcd client URLs")
+		etcdCA       = flag.String("etcd-cafile", "", "CA bundle of the etcd servers")
+		etcdCert     = flag.String("etcd-certfile", "", "client certificate for etcd")
+		etcdKey      = flag.String("etcd-keyfile", "", "client key for etcd")
+		etcdTimeout  = flag.Duration("etcd-request-timeout", 5*time.Second, "bound on each etcd call; without quorum writes fail after it with 503")
+		bind         = flag.String("bind-address", "0.0.0.0", "address to listen on")
+		port         = flag.Int("secure-port", 6443, "port for gRPC and REST")
+		tlsCert      = flag.String("tls-cert-file", "", "serving certificate (plain HTTP/h2c when empty)")
+		tlsKey       = flag.String("tls-private-key-file", "", "serving key")
+		compaction   = flag.Duration("etcd-compaction-interval", 5*time.Minute, "how often to compact etcd (0 disables)")
+		otlpEndpoint = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
+	)
+	flag.Parse()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, options{
+		etcdServers: strings.Split(*etcdServers, ","), etcdCA: *etcdCA, etcdCert: *etcdCert, etcdKey: *etcdKey,
+		etcdTimeout: *etcdTimeout, addr: net.JoinHostPort(*bind, fmt.Sprint(*port)),
+		tlsCert: *tlsCert, tlsKey: *tlsKey, compaction: *compaction, otlp: *otlpEndpoint,
+	}); err != nil {
+		slog.Error("apiserver failed", "err", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	etcdServers               []string
+	etcdCA, etcdCert, etcdKey string
+	etcdTimeout               time.Duration
+	addr, tlsCert, tlsKey     string
+	compaction                time.Duration
+	otlp                      string
+}
+
+func run(ctx context.Context, o options) error {
+	shutdown, err := telemetry.Setup(ctx, "apiserver", o.otlp)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdown(context.Background()) }()
+
+	etcdTLS, err := clientTLS(o.etcdCA, o.etcdCert, o.etcdKey)
+	if err != nil {
+		return fmt.Errorf("etcd TLS: %w", err)
+	}
+	etcd, err := clientv3.New(clientv3.Config{
+		Endpoints:   o.etcdServers,
+		DialTimeout: 5 * time.Second,
+		TLS:         etcdTLS,
+		DialOptions: []grpc.DialOption{grpc.WithStatsHandler(otelgrpc.NewClientHandler())},
+	})
+	if err != nil {
+		return err
+	}
+	defer etcd.Close()
+
+	cfg := server.Config{Etcd: etcd, EtcdTimeout: o.etcdTimeout, CompactionInterval: o.compaction}
+	if o.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+		if err != nil {
+			return err
+		}
+		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	s, err := server.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve(ctx, lis) }()
+	slog.Info("apiserver listening", "addr", o.addr, "etcd", o.etcdServers)
+	if err := s.Run(ctx); err != nil {
+		return err
+	}
+	slog.Info("apiserver ready")
+	return <-errc
+}
+
+// clientTLS builds the etcd client's TLS configuration; nil without a CA.
+func clientTLS(ca, cert, key string) (*tls.Config, error) {
+	if ca == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(ca)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("no certificates in %s", ca)
+	}
+	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if cert != "" {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,308 @@
+// Command bench-api measures the apiserver against the etcd it stands on,
+// in one run on one machine, and prints the figures:
+//
+//  1. create throughput through the apiserver (gRPC) against raw etcd
+//     create transactions, at the same concurrency and value size;
+//  2. write-to-event delay for many watchers while writes go in at a fixed rate;
+//  3. the apiserver's memory holding many pods in its watch cache.
+//
+// etcd runs as a separate process (bin/etcd) so the memory figures are the
+// apiserver's and its clients', not etcd's. Request loops are bounded in
+// count and time, and traffic stays on loopback.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"podline.dev/pkg/client"
+	"podline.dev/pkg/watch"
+	corev1 "podline.dev/proto/core/v1"
+	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/apiserver/internal/server"
+	"podline.dev/services/apiserver/internal/storage"
+)
+
+func main() {
+	var (
+		etcdBin     = flag.String("etcd", "bin/etcd", "etcd binary")
+		creates     = flag.Int("creates", 3000, "creates per throughput run")
+		concurrency = flag.Int("concurrency", 16, "concurrent writers")
+		watchers    = flag.Int("watchers", 1000, "watchers for the delay run")
+		rate        = flag.Int("rate", 200, "writes per second in the delay run")
+		seconds     = flag.Int("seconds", 10, "length of the delay run")
+		cachePods   = flag.Int("cache-pods", 10000, "pods held in the watch cache for the memory run")
+	)
+	flag.Parse()
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err := run(*etcdBin, *creates, *concurrency, *watchers, *rate, *seconds, *cachePods); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-api:", err)
+		os.Exit(1)
+	}
+}
+
+func run(etcdBin string, creates, concurrency, watchers, rate, seconds, cachePods int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	etcd, stop, err := startEtcd(ctx, etcdBin)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	s, err := server.New(ctx, server.Config{Etcd: etcd, EtcdTimeout: 10 * time.Second})
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go func() { _ = s.Serve(ctx, lis) }()
+	if err := s.Run(ctx); err != nil {
+		return err
+	}
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	pods := client.Pods(conn)
+
+	fmt.Printf("podline bench-api  (GOMAXPROCS=%d, %s)\n\n", runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
+
+	// 1. Throughput.
+	sample := benchPod("sample-00000", "tput")
+	val, _ := storage.Codec{APIVersion: "v1", Kind: "Pod"}.Encode(sample)
+	rawRate := parallel(creates, concurrency, func(i int) error {
+		key := fmt.Sprintf("/bench/raw/%08d", i)
+		_, err := etcd.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).Then(clientv3.OpPut(key, string(val))).Commit()
+		return err
+	})
+	apiRate := parallel(creates, concurrency, func(i int) error {
+		_, err := pods.Create(ctx, benchPod(fmt.Sprintf("tput-%06d", i), "tput"))
+		return err
+	})
+	fmt.Printf("create throughput, %d creates, %d concurrent, value %d bytes\n", creates, concurrency, len(val))
+	fmt.Printf("  raw etcd txn      %8.0f /s\n", rawRate)
+	fmt.Printf("  apiserver (gRPC)  %8.0f /s\n", apiRate)
+	fmt.Printf("  ratio             %8.2f   (target >= 0.5)\n\n", apiRate/rawRate)
+
+	// 2. Watch delay.
+	p50, p99, n, err := watchDelay(ctx, conn, watchers, rate, seconds)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("watch delay, %d watchers, %d writes/s for %ds (%d of %d deliveries measured)\n", watchers, rate, seconds, n, watchers*rate*seconds)
+	fmt.Printf("  write acknowledged -> event received  p50 %v  p99 %v  (target p99 < 100ms)\n\n", p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond))
+
+	// 3. Memory.
+	runtime.GC()
+	before := heapInUse()
+	parallel(cachePods, concurrency*4, func(i int) error {
+		_, err := pods.Create(ctx, benchPod(fmt.Sprintf("mem-%06d", i), "mem"))
+		return err
+	})
+	if err := waitCached(ctx, pods, "app=mem", cachePods); err != nil {
+		return err
+	}
+	runtime.GC()
+	after := heapInUse()
+	fmt.Printf("memory with %d more pods in the watch cache\n", cachePods)
+	fmt.Printf("  process RSS %d MB (apiserver and the bench's clients; etcd runs apart)  (target < 300 MB)\n", rssMB())
+	fmt.Printf("  Go heap in use %d MB -> %d MB\n", before>>20, after>>20)
+	return nil
+}
+
+func benchPod(name, app string) *corev1.Pod {
+	return &corev1.Pod{
+		Metadata: &metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": app, "tier": "bench"},
+			Annotations: map[string]string{"bench.podline.dev/padding": strings.Repeat("x", 600)}},
+		Spec: &corev1.PodSpec{Containers: []*corev1.Container{{Name: "web", Image: "registry.podline:5000/demo/web:1.0",
+			Resources: &corev1.ResourceRequirements{Requests: map[string]string{"cpu": "100m", "memory": "64Mi"}}}}},
+	}
+}
+
+// parallel runs n calls over c workers and returns calls per second.
+func parallel(n, c int, fn func(i int) error) float64 {
+	var next atomic.Int64
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil && failed.Add(1) == 1 {
+					slog.Warn("call failed", "err", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n-int(failed.Load())) / time.Since(start).Seconds()
+}
+
+// watchDelay opens watchers on pods, writes at rate for seconds, and
+// measures, per delivery, the time from the write's acknowledgement to the event.
+func watchDelay(ctx context.Context, conn *grpc.ClientConn, watchers, rate, seconds int) (p50, p99 time.Duration, n int, err error) {
+	pods := client.Pods(conn)
+	_, lm, err := pods.List(ctx, &metav1.ListRequest{Namespace: "kube-public"})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	var acked sync.Map // name -> time acknowledged
+	var mu sync.Mutex
+	var delays []time.Duration
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	var wg sync.WaitGroup
+	for range watchers {
+		w, err := pods.Watch(wctx, &metav1.ListRequest{Namespace: "kube-public", ResourceVersion: lm.GetResourceVersion()})
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		wg.Add(1)
+		go func(w watch.Interface) {
+			defer wg.Done()
+			var local []time.Duration
+			for ev := range w.ResultChan() {
+				if ev.Type != watch.Added {
+					continue
+				}
+				// The event may beat the acknowledgement home: wait for it, briefly.
+				for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Microsecond) {
+					if t, ok := acked.Load(ev.Object.GetMetadata().GetName()); ok {
+						local = append(local, time.Since(t.(time.Time)))
+						break
+					}
+				}
+			}
+			mu.Lock()
+			delays = append(delays, local...)
+			mu.Unlock()
+		}(w)
+	}
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	total := rate * seconds
+	for i := range total {
+		<-tick.C
+		p := benchPod(fmt.Sprintf("w-%06d", i), "watch")
+		p.Metadata.Namespace = "kube-public"
+		go func(i int) {
+			if _, err := pods.Create(ctx, p); err == nil {
+				acked.Store(p.Metadata.Name, time.Now())
+			}
+		}(i)
+	}
+	tick.Stop()
+	time.Sleep(2 * time.Second)
+	wcancel()
+	wg.Wait()
+	if len(delays) == 0 {
+		return 0, 0, 0, fmt.Errorf("no events delivered")
+	}
+	sort.Slice(delays, func(i, j int) bool { return delays[i] < delays[j] })
+	return delays[len(delays)/2], delays[len(delays)*99/100], len(delays), nil
+}
+
+func waitCached(ctx context.Context, pods *client.Client[*corev1.Pod], selector string, want int) error {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		items, _, err := pods.List(ctx, &metav1.ListRequest{LabelSelector: selector, ResourceVersion: "0"})
+		if err != nil {
+			return err
+		}
+		if len(items) >= want {
+			return nil
+		}
+	}
+	return fmt.Errorf("watch cache did not reach %d pods", want)
+}
+
+func heapInUse() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+func rssMB() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			var kb int
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:")), "%d", &kb)
+			return kb / 1024
+		}
+	}
+	return -1
+}
+
+// startEtcd runs etcd as its own process on loopback ports in a temp dir.
+func startEtcd(ctx context.Context, bin string) (*clientv3.Client, func(), error) {
+	dir, err := os.MkdirTemp("", "bench-etcd")
+	if err != nil {
+		return nil, nil, err
+	}
+	cport, pport := freePort(), freePort()
+	curl := fmt.Sprintf("http://127.0.0.1:%d", cport)
+	purl := fmt.Sprintf("http://127.0.0.1:%d", pport)
+	cmd := exec.CommandContext(ctx, bin, "--data-dir", filepath.Join(dir, "data"), "--log-level", "error",
+		"--listen-client-urls", curl, "--advertise-client-urls", curl,
+		"--listen-peer-urls", purl, "--initial-advertise-peer-urls", purl, "--initial-cluster", "default="+purl)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("start %s: %w (run make bin/etcd)", bin, err)
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _ = os.RemoveAll(dir) }
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{curl}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	for i := 0; ; i++ {
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := c.Get(sctx, "health")
+		cancel()
+		if err == nil {
+			break
+		}
+		if i > 30 {
+			stop()
+			return nil, nil, fmt.Errorf("etcd did not start: %w", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return c, func() { _ = c.Close(); stop() }, nil
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
