@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	corev1 "podline.dev/proto/core/v1"
 )
 
@@ -100,8 +101,9 @@ func BenchmarkTypeMetaPod(b *testing.B) {
 	}
 }
 
-// For scale: protojson on the same message (a different JSON shape), and
-// encoding/json validating the same bytes.
+// For scale: protojson on the same message (a different JSON shape),
+// encoding/json reading the same bytes into a map, and protobuf's binary
+// codec, which Marshal's wire walk builds on.
 func BenchmarkReferenceProtojsonMarshalPod(b *testing.B) {
 	pod, _ := typicalPod(b)
 	b.ReportAllocs()
@@ -132,6 +134,31 @@ func BenchmarkReferenceEncodingJSONUnmarshalAny(b *testing.B) {
 	for b.Loop() {
 		var v map[string]any
 		if err := json.Unmarshal(compact, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReferenceProtoMarshalPod(b *testing.B) {
+	pod, _ := typicalPod(b)
+	b.ReportAllocs()
+	cpuTime(b)
+	buf := make([]byte, 0, 4096)
+	for b.Loop() {
+		var err error
+		if buf, err = (proto.MarshalOptions{}).MarshalAppend(buf[:0], pod); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReferenceProtoUnmarshalPod(b *testing.B) {
+	pod, _ := typicalPod(b)
+	data, _ := proto.Marshal(pod)
+	b.ReportAllocs()
+	cpuTime(b)
+	for b.Loop() {
+		if err := proto.Unmarshal(data, &corev1.Pod{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,7 +1,9 @@
 package k8sjson
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -520,5 +522,74 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("round trip changed the message:\n%s\ngot  %v\nwant %v", data, got, tt.in)
 			}
 		})
+	}
+}
+
+func TestNothingLeaksBetweenCalls(t *testing.T) {
+	// Decoders and encoders are pooled; one call's problems must not show
+	// up in the next.
+	if _, err := Unmarshal([]byte(`{"foo":1,"metadata":{"name":"a","name":"b"}}`), &corev1.Pod{}); err == nil {
+		t.Fatal("want a strict error")
+	}
+	if warnings, err := Unmarshal([]byte(`{"metadata":{"name":"c"}}`), &corev1.Pod{}, Warn); err != nil || warnings != nil {
+		t.Errorf("second Unmarshal = %q, %v", warnings, err)
+	}
+	if _, err := Marshal(makeDeployment().rollingUpdate(&metav1.IntOrString{Type: 9}, nil).obj()); err == nil {
+		t.Fatal("want a marshal error")
+	}
+	if got, err := Marshal(&metav1.ListMeta{Continue: "x"}); err != nil || string(got) != `{"continue":"x"}` {
+		t.Errorf("second Marshal = %s, %v", got, err)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	data, err := Marshal(makePod().name("web").label("app", "web").container("nginx", "nginx").port("http", 80).obj())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	for range 8 {
+		go func() {
+			for range 50 {
+				pod := &corev1.Pod{}
+				if _, err := Unmarshal(data, pod); err != nil {
+					done <- err
+					return
+				}
+				out, err := Marshal(pod)
+				if err != nil || string(out) != string(data) {
+					done <- fmt.Errorf("Marshal = %s, %v", out, err)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestSyntaxErrorsReadAsEncodingJSON: a malformed body gets the message and
+// offset encoding/json (so Kubernetes) gives it.
+func TestSyntaxErrorsReadAsEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		`{`, `{"a"`, `{"a":`, `{"a":1`, `{"a":1,`, `{"a" 1}`, `{"a":1 "b":2}`, `[1 2]`,
+		`{"a":"\x"}`, `{"a":"\u12G4"}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`, `{"a":01}`,
+		`{"a":tru}`, `{"a":nul}`, `{"a":fals}`, `{"a":[}`, `{"a":{"b":[1,]}}`, `{} x`, `  `,
+		`{'a':1}`, "{\"a\":\"\x01\"}",
+	} {
+		var v any
+		var want *json.SyntaxError
+		if !errors.As(json.Unmarshal([]byte(in), &v), &want) {
+			t.Fatalf("%q: encoding/json found no syntax error", in)
+		}
+		_, err := Unmarshal([]byte(in), &metav1.ObjectMeta{}, Ignore)
+		var got *FieldError
+		if !errors.As(err, &got) || got.Reason != ReasonMalformed || got.Message != want.Error() || got.Offset != want.Offset {
+			t.Errorf("%q: got %v, want %q at offset %d", in, err, want, want.Offset)
+		}
 	}
 }

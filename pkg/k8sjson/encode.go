@@ -32,13 +32,15 @@ func Marshal(m proto.Message) ([]byte, error) {
 // reuse a buffer.
 func MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
 	e := getEncoder()
-	own := e.buf
+	own, n := e.buf, len(b)
 	e.buf = b
 	err := e.marshal(m)
-	b = e.buf
-	e.buf = own
+	b, e.buf = e.buf, own
 	putEncoder(e)
-	return b, err
+	if err != nil {
+		return b[:n], err
+	}
+	return b, nil
 }
 
 // MarshalIndent is Marshal with each element on a new line beginning with
@@ -236,8 +238,8 @@ func (e *encoder) message(m protoreflect.Message, mi *messageInfo) error {
 	return err
 }
 
-// collect is the Range callback of message; it is a method value made once
-// per encoder, so Range does not allocate a closure per message.
+// collectField is the Range callback of message, held as a method value
+// made once per encoder so that Range does not allocate a closure each time.
 func (e *encoder) collectField(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 	if !fd.IsExtension() {
 		e.fields = append(e.fields, setField{fd.Index(), v})

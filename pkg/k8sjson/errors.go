@@ -91,6 +91,16 @@ func FieldErrors(err error) []*FieldError {
 	return nil
 }
 
+// errWire: protobuf bytes not in the form Go's proto.Marshal writes; Marshal
+// then falls back from the wire walk to the protoreflect walk.
+var errWire = errors.New("k8sjson: protobuf wire form not as expected")
+
+var (
+	_ error  = (*FieldError)(nil)
+	_ error  = (*StrictError)(nil)
+	_ Option = FieldValidation(0)
+)
+
 // maxStrictErrors bounds the unknown/duplicate reports of one document, as
 // Kubernetes does.
 const maxStrictErrors = 100

@@ -2,7 +2,6 @@ package k8sjson
 
 import (
 	"encoding/base64"
-	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -22,10 +21,6 @@ import (
 // and maps when non-empty; and Go's proto.Marshal writes fields in number
 // order with each list contiguous. The protoreflect walk (encode.go) stays
 // as the fallback and the tests hold the two to the same output.
-
-// errWire: the bytes are not in the form Go's proto.Marshal writes; the
-// caller falls back to the protoreflect walk.
-var errWire = errors.New("k8sjson: protobuf wire form not as expected")
 
 // wireEntry is one map entry read from the wire.
 type wireEntry struct {

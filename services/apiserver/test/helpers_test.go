@@ -47,4 +47,6 @@ func next(t *testing.T, w watch.Interface) watch.Event {
 	return watch.Event{}
 }
 
-func startServerClient(s *apiservertest.Server) *client.Client[*corev1.Pod] { return client.Pods(s.Conn) }
+func startServerClient(s *apiservertest.Server) *client.Client[*corev1.Pod] {
+	return client.Pods(s.Conn)
+}
