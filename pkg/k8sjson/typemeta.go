@@ -37,19 +37,19 @@ func TypeMeta(data []byte) (apiVersion, kind string, err error) {
 		if err != nil {
 			return "", "", err
 		}
-		key := string(raw)
 		if flags != 0 {
-			key = d.makeString(raw, flags)
+			raw = []byte(d.makeString(raw, flags))
+		}
+		var dst *string
+		var key string
+		switch string(raw) { // no allocation: the compiler compares the bytes
+		case "apiVersion":
+			dst, key = &apiVersion, "apiVersion"
+		case "kind":
+			dst, key = &kind, "kind"
 		}
 		if err := d.colon(); err != nil {
 			return "", "", err
-		}
-		var dst *string
-		switch key {
-		case "apiVersion":
-			dst = &apiVersion
-		case "kind":
-			dst = &kind
 		}
 		switch {
 		case dst == nil:
