@@ -236,6 +236,9 @@ func TestBookmarksWhenAsked(t *testing.T) {
 	for {
 		ev := next(t, w)
 		if ev.Type == watch.Bookmark {
+			if b := ev.Object.(*corev1.Pod); b.GetKind() != "Pod" || b.GetApiVersion() != "v1" {
+				t.Fatalf("bookmark type meta %q %q", b.GetApiVersion(), b.GetKind())
+			}
 			if rvOf(t, ev.Object) <= rvOf(t, p) {
 				t.Fatalf("bookmark rv %d not past %d", rvOf(t, ev.Object), rvOf(t, p))
 			}

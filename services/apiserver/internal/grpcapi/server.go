@@ -238,7 +238,16 @@ func (h *handler) newEvent(ev watch.Event) proto.Message {
 	fields := e.Descriptor().Fields()
 	e.Set(fields.ByName("type"), protoreflect.ValueOfString(string(ev.Type)))
 	if ev.Object != nil {
-		e.Set(fields.ByName("object"), protoreflect.ValueOfMessage(ev.Object.ProtoReflect()))
+		obj := ev.Object.ProtoReflect()
+		if ev.Type == watch.Bookmark {
+			// Bookmarks carry apiVersion and kind on the wire, as Kubernetes' do.
+			res := h.reg.Resource
+			obj = proto.Clone(ev.Object).ProtoReflect()
+			of := obj.Descriptor().Fields()
+			obj.Set(of.ByName("api_version"), protoreflect.ValueOfString(res.Group.GroupVersion()))
+			obj.Set(of.ByName("kind"), protoreflect.ValueOfString(res.Kind))
+		}
+		e.Set(fields.ByName("object"), protoreflect.ValueOfMessage(obj))
 	}
 	return e.Interface()
 }
