@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +17,12 @@ type Etcd struct {
 	Server   *embed.Etcd
 	Client   *clientv3.Client
 	Endpoint string
+	stop     sync.Once
 }
+
+// Stop stops the member (a test of etcd being down); the test's cleanup
+// does not stop it again.
+func (e *Etcd) Stop() { e.stop.Do(e.Server.Close) }
 
 // StartEtcd runs an etcd member in t.TempDir() until the test ends.
 func StartEtcd(t testing.TB) *Etcd {
@@ -34,7 +40,6 @@ func StartEtcd(t testing.TB) *Etcd {
 	if err != nil {
 		t.Fatalf("start etcd: %v", err)
 	}
-	t.Cleanup(e.Close)
 	select {
 	case <-e.Server.ReadyNotify():
 	case <-time.After(30 * time.Second):
@@ -45,7 +50,9 @@ func StartEtcd(t testing.TB) *Etcd {
 		t.Fatalf("etcd client: %v", err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	return &Etcd{Server: e, Client: c, Endpoint: client.String()}
+	etcd := &Etcd{Server: e, Client: c, Endpoint: client.String()}
+	t.Cleanup(etcd.Stop)
+	return etcd
 }
 
 func freeURL(t testing.TB) url.URL {
