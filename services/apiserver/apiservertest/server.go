@@ -19,7 +19,7 @@ type Server struct {
 	Etcd *Etcd
 	// URL is the REST base URL (http://127.0.0.1:port).
 	URL string
-	// Addr is host:port for gRPC.
+	// Addr is host:port of the gRPC port (REST's port also answers gRPC).
 	Addr string
 	// Conn is a gRPC connection to the server.
 	Conn *grpc.ClientConn
@@ -66,9 +66,15 @@ func StartOn(t testing.TB, etcd *Etcd, opts ...Option) *Server {
 		cancel()
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { defer close(done); _ = s.Serve(ctx, lis) }()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	glis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{}, 2)
+	go func() { defer func() { done <- struct{}{} }(); _ = s.Serve(ctx, lis) }()
+	go func() { defer func() { done <- struct{}{} }(); _ = s.ServeGRPC(ctx, glis) }()
+	conn, err := grpc.NewClient(glis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -77,8 +83,9 @@ func StartOn(t testing.TB, etcd *Etcd, opts ...Option) *Server {
 		_ = conn.Close()
 		cancel()
 		<-done
+		<-done
 	})
-	return &Server{Etcd: etcd, URL: "http://" + lis.Addr().String(), Addr: lis.Addr().String(), Conn: conn, API: s}
+	return &Server{Etcd: etcd, URL: "http://" + lis.Addr().String(), Addr: glis.Addr().String(), Conn: conn, API: s}
 }
 
 // HTTPClient is a client for URL that speaks HTTP/1.1, as kubectl does by default.

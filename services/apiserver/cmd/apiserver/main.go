@@ -32,7 +32,8 @@ func main() {
 		etcdKey      = flag.String("etcd-keyfile", "", "client key for etcd")
 		etcdTimeout  = flag.Duration("etcd-request-timeout", 5*time.Second, "bound on each etcd call; without quorum writes fail after it with 503")
 		bind         = flag.String("bind-address", "0.0.0.0", "address to listen on")
-		port         = flag.Int("secure-port", 6443, "port for gRPC and REST")
+		port         = flag.Int("secure-port", 6443, "port for REST at Kubernetes' paths (also answers gRPC)")
+		grpcPort     = flag.Int("grpc-port", 6444, "port for gRPC on grpc-go's transport, used by podline's components")
 		tlsCert      = flag.String("tls-cert-file", "", "serving certificate (plain HTTP/h2c when empty)")
 		tlsKey       = flag.String("tls-private-key-file", "", "serving key")
 		compaction   = flag.Duration("etcd-compaction-interval", 5*time.Minute, "how often to compact etcd (0 disables)")
@@ -45,7 +46,8 @@ func main() {
 	if err := run(ctx, options{
 		etcdServers: strings.Split(*etcdServers, ","), etcdCA: *etcdCA, etcdCert: *etcdCert, etcdKey: *etcdKey,
 		etcdTimeout: *etcdTimeout, addr: net.JoinHostPort(*bind, fmt.Sprint(*port)),
-		tlsCert: *tlsCert, tlsKey: *tlsKey, compaction: *compaction, otlp: *otlpEndpoint,
+		grpcAddr: net.JoinHostPort(*bind, fmt.Sprint(*grpcPort)),
+		tlsCert:  *tlsCert, tlsKey: *tlsKey, compaction: *compaction, otlp: *otlpEndpoint,
 	}); err != nil {
 		slog.Error("apiserver failed", "err", err)
 		os.Exit(1)
@@ -53,12 +55,12 @@ func main() {
 }
 
 type options struct {
-	etcdServers               []string
-	etcdCA, etcdCert, etcdKey string
-	etcdTimeout               time.Duration
-	addr, tlsCert, tlsKey     string
-	compaction                time.Duration
-	otlp                      string
+	etcdServers                     []string
+	etcdCA, etcdCert, etcdKey       string
+	etcdTimeout                     time.Duration
+	addr, grpcAddr, tlsCert, tlsKey string
+	compaction                      time.Duration
+	otlp                            string
 }
 
 func run(ctx context.Context, o options) error {
@@ -99,9 +101,14 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	errc := make(chan error, 1)
+	glis, err := net.Listen("tcp", o.grpcAddr)
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 2)
 	go func() { errc <- s.Serve(ctx, lis) }()
-	slog.Info("apiserver listening", "addr", o.addr, "etcd", o.etcdServers)
+	go func() { errc <- s.ServeGRPC(ctx, glis) }()
+	slog.Info("apiserver listening", "rest", o.addr, "grpc", o.grpcAddr, "etcd", o.etcdServers)
 	if err := s.Run(ctx); err != nil {
 		return err
 	}

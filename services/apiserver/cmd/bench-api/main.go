@@ -73,7 +73,7 @@ func run(etcdBin string, creates, concurrency, watchers, rate, seconds, cachePod
 	if err != nil {
 		return err
 	}
-	go func() { _ = s.Serve(ctx, lis) }()
+	go func() { _ = s.ServeGRPC(ctx, lis) }()
 	if err := s.Run(ctx); err != nil {
 		return err
 	}
@@ -172,8 +172,12 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, watchers, rate, seco
 		return 0, 0, 0, err
 	}
 	var acked sync.Map // name -> time acknowledged
+	type receipt struct {
+		name string
+		at   time.Time
+	}
 	var mu sync.Mutex
-	var delays []time.Duration
+	var receipts []receipt
 	wctx, wcancel := context.WithCancel(ctx)
 	defer wcancel()
 	var wg sync.WaitGroup
@@ -185,21 +189,14 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, watchers, rate, seco
 		wg.Add(1)
 		go func(w watch.Interface) {
 			defer wg.Done()
-			var local []time.Duration
+			var local []receipt
 			for ev := range w.ResultChan() {
-				if ev.Type != watch.Added {
-					continue
-				}
-				// The event may beat the acknowledgement home: wait for it, briefly.
-				for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Microsecond) {
-					if t, ok := acked.Load(ev.Object.GetMetadata().GetName()); ok {
-						local = append(local, time.Since(t.(time.Time)))
-						break
-					}
+				if ev.Type == watch.Added {
+					local = append(local, receipt{ev.Object.GetMetadata().GetName(), time.Now()})
 				}
 			}
 			mu.Lock()
-			delays = append(delays, local...)
+			receipts = append(receipts, local...)
 			mu.Unlock()
 		}(w)
 	}
@@ -219,6 +216,14 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, watchers, rate, seco
 	time.Sleep(2 * time.Second)
 	wcancel()
 	wg.Wait()
+	// An event can arrive before its writer hears the acknowledgement: that
+	// delivery took no time after the ack.
+	var delays []time.Duration
+	for _, r := range receipts {
+		if t, ok := acked.Load(r.name); ok {
+			delays = append(delays, max(r.at.Sub(t.(time.Time)), 0))
+		}
+	}
 	if len(delays) == 0 {
 		return 0, 0, 0, fmt.Errorf("no events delivered")
 	}

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
@@ -51,7 +52,8 @@ type Server struct {
 	store      *storage.Store
 	registries map[string]*registry.Registry
 	cachers    []*registry.Cacher
-	grpc       *grpc.Server
+	grpc       *grpc.Server // in-process (REST gateway) and gRPC on the REST port
+	native     *grpc.Server // gRPC on its own port: what podline's components use
 	inproc     *bufconn.Listener
 	handler    http.Handler
 }
@@ -62,9 +64,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg:        cfg,
 		store:      storage.NewStore(cfg.Etcd, cfg.EtcdTimeout),
 		registries: map[string]*registry.Registry{},
-		grpc: grpc.NewServer(grpc.MaxRecvMsgSize(rest.MaxRequestBodyBytes+4096),
-			grpc.StatsHandler(otelgrpc.NewServerHandler())),
-		inproc: bufconn.Listen(1 << 20),
+		grpc:       newGRPCServer(nil),
+		native:     newGRPCServer(cfg.TLS),
+		inproc:     bufconn.Listen(1 << 20),
 	}
 	var regs []*registry.Registry
 	for _, res := range apis.Resources {
@@ -76,8 +78,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.registries[res.GroupResource()] = reg
 		regs = append(regs, reg)
 	}
-	if err := grpcapi.Register(s.grpc, regs); err != nil {
-		return nil, err
+	for _, gs := range []*grpc.Server{s.grpc, s.native} {
+		if err := grpcapi.Register(gs, regs); err != nil {
+			return nil, err
+		}
 	}
 	conn, err := grpc.NewClient("passthrough:///inproc",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return s.inproc.DialContext(ctx) }),
@@ -109,6 +113,23 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		api.ServeHTTP(w, r)
 	})
 	return s, nil
+}
+
+func newGRPCServer(tlsConfig *tls.Config) *grpc.Server {
+	opts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(rest.MaxRequestBodyBytes + 4096),
+		grpc.StatsHandler(otelgrpc.NewServerHandler()),
+	}
+	if tlsConfig != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsConfig)))
+	}
+	return grpc.NewServer(opts...)
+}
+
+// ServeGRPC answers gRPC on lis with grpc-go's own transport until ctx ends.
+func (s *Server) ServeGRPC(ctx context.Context, lis net.Listener) error {
+	go func() { <-ctx.Done(); s.native.Stop() }()
+	return s.native.Serve(lis)
 }
 
 // Handler serves gRPC (HTTP/2, application/grpc) and REST.
@@ -176,7 +197,9 @@ func (s *Server) bootstrap(ctx context.Context) error {
 
 // Serve answers on lis until ctx ends.
 func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
-	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second}
+	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 30 * time.Second,
+		// Each watch is a stream; kubectl and informers hold many at once.
+		HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100000}}
 	hs.Protocols = new(http.Protocols)
 	hs.Protocols.SetHTTP1(true)
 	hs.Protocols.SetHTTP2(true)
