@@ -1,0 +1,90 @@
+#!/bin/bash
+# Entrypoint of podline/node:dev, run under tini (PID 1, reaps orphaned shims).
+#
+# 1. renders /etc/cni/net.d/10-podline.conflist from the template with the
+#    node's pod subnet ($POD_CIDR, e.g. 10.244.1.0/24);
+# 2. starts containerd (socket /run/containerd/containerd.sock), waits until
+#    it answers, imports the pause image into namespace k8s.io unless it is
+#    there, and touches /run/podline-node.ready;
+# 3. starts /usr/local/bin/kubelet with this script's arguments when that
+#    binary is in the image; otherwise only containerd runs.
+# When containerd or the kubelet exits, the other is stopped and the
+# container exits with that status, so docker's restart policy restarts the
+# node as a whole. SIGTERM/SIGINT stop both.
+set -euo pipefail
+
+log() { echo "podline-node: $*" >&2; }
+
+: "${POD_CIDR:?POD_CIDR must be set to the pod subnet of this node, e.g. 10.244.1.0/24}"
+case "$POD_CIDR" in
+*[!0-9./]* | "" | */*/*) log "POD_CIDR=$POD_CIDR is not an IPv4 CIDR"; exit 2 ;;
+*/*) ;;
+*) log "POD_CIDR=$POD_CIDR is not an IPv4 CIDR"; exit 2 ;;
+esac
+
+CNI_CONF_DIR=/etc/cni/net.d
+mkdir -p "$CNI_CONF_DIR"
+sed "s|\${POD_CIDR}|$POD_CIDR|g" /etc/cni/podline.conflist.tmpl >"$CNI_CONF_DIR/10-podline.conflist.tmp"
+mv "$CNI_CONF_DIR/10-podline.conflist.tmp" "$CNI_CONF_DIR/10-podline.conflist"
+log "CNI network podline on $POD_CIDR ($CNI_CONF_DIR/10-podline.conflist)"
+
+# The CNI plugins (bridge ipMasq, portmap) program iptables in this
+# container's network namespace; use whichever backend the kernel offers.
+if ! iptables -t nat -S >/dev/null 2>&1 && iptables-legacy -t nat -S >/dev/null 2>&1; then
+	update-alternatives --quiet --set iptables /usr/sbin/iptables-legacy
+	update-alternatives --quiet --set ip6tables /usr/sbin/ip6tables-legacy
+	log "iptables: using the legacy backend"
+fi
+
+# Mounts made for pods (network namespaces, volumes) must propagate.
+mount --make-rshared / 2>/dev/null || log "warning: cannot make / rshared"
+
+case "$(stat -f -c %T /var/lib/containerd 2>/dev/null)" in
+overlayfs | fuseblk | fuse) log "warning: /var/lib/containerd is on $(stat -f -c %T /var/lib/containerd); mount a volume there or the overlayfs snapshotter fails" ;;
+esac
+
+pids=()
+signalled=0
+stop() {
+	trap - TERM INT
+	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+}
+trap 'signalled=1; stop' TERM INT
+
+containerd --config /etc/containerd/config.toml &
+pids+=("$!")
+for _ in $(seq 150); do
+	if ctr --timeout 2s version >/dev/null 2>&1; then break; fi
+	if ! kill -0 "${pids[0]}" 2>/dev/null; then
+		wait "${pids[0]}" || exit $?
+		exit 1
+	fi
+	sleep 0.2
+done
+ctr --timeout 2s version >/dev/null || { log "containerd did not start"; stop; exit 1; }
+log "containerd is ready on /run/containerd/containerd.sock"
+
+# Preload the pause image (docker.io/podline/pause:3.10 in namespace k8s.io).
+pause_ref=docker.io/podline/pause:3.10
+if ! ctr -n k8s.io images ls -q | grep -qx "$pause_ref"; then
+	ctr -n k8s.io images import /usr/share/podline/images/pause.tar >/dev/null
+	log "imported $pause_ref"
+fi
+touch /run/podline-node.ready
+
+if [ -x /usr/local/bin/kubelet ]; then
+	/usr/local/bin/kubelet "$@" &
+	pids+=("$!")
+	log "kubelet started (pid $!)"
+else
+	log "no /usr/local/bin/kubelet in this image: running containerd only"
+fi
+
+# Whichever exits first (or a signal) ends the node.
+status=0
+wait -n "${pids[@]}" || status=$?
+stop
+wait || true
+if [ "$signalled" = 1 ]; then status=0; fi
+log "exiting with status $status"
+exit "$status"
