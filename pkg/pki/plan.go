@@ -1,0 +1,192 @@
+package pki
+
+import (
+	"fmt"
+	"net"
+	"path/filepath"
+	"regexp"
+)
+
+// Authority names one of the two CAs by its file base under Options.Dir.
+type Authority string
+
+const (
+	// ClusterCA signs the apiserver's serving certificate and every
+	// client certificate presented to the apiserver.
+	ClusterCA Authority = "ca"
+	// EtcdCA signs the etcd members' certificates and the apiserver's
+	// etcd client certificate. Only the apiserver talks to etcd.
+	EtcdCA Authority = "etcd/ca"
+)
+
+// commonName is the subject each CA is created with (kubeadm's names).
+func (a Authority) commonName() string {
+	if a == EtcdCA {
+		return "etcd-ca"
+	}
+	return "kubernetes"
+}
+
+// Usage is a set of extended key usages.
+type Usage uint8
+
+const (
+	// ServerAuth lets a certificate serve TLS.
+	ServerAuth Usage = 1 << iota
+	// ClientAuth lets a certificate authenticate a TLS client.
+	ClientAuth
+)
+
+// CertSpec describes one leaf certificate.
+type CertSpec struct {
+	// Name is the file base under Options.Dir: Name+".crt", Name+".key".
+	Name         string
+	Signer       Authority
+	CommonName   string
+	Organization []string
+	DNSNames     []string
+	IPAddresses  []net.IP
+	Usage        Usage
+}
+
+// KubeconfigSpec describes one kubeconfig file.
+type KubeconfigSpec struct {
+	Path   string // where the file goes
+	Server string // apiserver URL
+	Cert   string // CertSpec.Name of the embedded client certificate
+	User   string // user name inside the file
+}
+
+// CopySpec is a file copied verbatim, so that a directory is complete on
+// its own when mounted into a container.
+type CopySpec struct {
+	From, To string // file names under Options.Dir
+}
+
+// Plan is every file the cluster's identity consists of.
+type Plan struct {
+	CAs         []Authority
+	Certs       []CertSpec
+	Copies      []CopySpec
+	Kubeconfigs []KubeconfigSpec
+}
+
+// File names of the ServiceAccount token signing key pair (kubeadm's).
+const (
+	serviceAccount    = "sa"
+	ServiceAccountKey = serviceAccount + ".key"
+	ServiceAccountPub = serviceAccount + ".pub"
+)
+
+// User names and groups Kubernetes' authorizers give meaning to.
+const (
+	AdminUser             = "kubernetes-admin"
+	MastersGroup          = "system:masters"
+	ControllerManagerUser = "system:kube-controller-manager"
+	SchedulerUser         = "system:kube-scheduler"
+	NodeUserPrefix        = "system:node:"
+	NodesGroup            = "system:nodes"
+)
+
+// APIServerDNSNames are the names the apiserver is reached by: its compose
+// service name, loopback, and the in-cluster names of the kubernetes
+// Service.
+var APIServerDNSNames = []string{
+	"apiserver",
+	"localhost",
+	"kubernetes",
+	"kubernetes.default",
+	"kubernetes.default.svc",
+	"kubernetes.default.svc.cluster.local",
+}
+
+// APIServerIPs are the loopback address and the kubernetes Service's
+// cluster IP, the first address of the 10.96.0.0/12 service range.
+var APIServerIPs = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")}
+
+// validName is a DNS label: usable as a file name, a SAN and a user name.
+var validName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+// EtcdMemberDir is the directory, under Options.Dir, holding one member's
+// files with kubeadm's names: ca.crt, server.{crt,key}, peer.{crt,key}.
+func EtcdMemberDir(member string) string { return filepath.Join("etcd", member) }
+
+// KubeletCertName is the file base of a node's kubelet client certificate.
+func KubeletCertName(node string) string { return "kubelet-" + node }
+
+// NewPlan returns every file the options call for. It does no I/O.
+func NewPlan(o Options) (Plan, error) {
+	for _, name := range append(append([]string{}, o.Nodes...), o.EtcdMembers...) {
+		if !validName.MatchString(name) {
+			return Plan{}, fmt.Errorf("%w: %q is not a DNS label", ErrInvalidName, name)
+		}
+	}
+	p := Plan{CAs: []Authority{ClusterCA, EtcdCA}}
+	for _, m := range o.EtcdMembers {
+		p.Certs = append(p.Certs, etcdMemberCerts(m)...)
+		p.Copies = append(p.Copies, CopySpec{
+			From: string(EtcdCA) + ".crt",
+			To:   filepath.Join(EtcdMemberDir(m), "ca.crt"),
+		})
+	}
+	p.Certs = append(p.Certs,
+		CertSpec{
+			Name: "apiserver", Signer: ClusterCA, CommonName: "kube-apiserver",
+			DNSNames: APIServerDNSNames, IPAddresses: APIServerIPs, Usage: ServerAuth,
+		},
+		CertSpec{
+			Name: "apiserver-etcd-client", Signer: EtcdCA,
+			CommonName: "kube-apiserver-etcd-client", Usage: ClientAuth,
+		},
+		clientCert("admin", AdminUser, MastersGroup),
+		clientCert("controller-manager", ControllerManagerUser),
+		clientCert("scheduler", SchedulerUser),
+	)
+	p.Kubeconfigs = []KubeconfigSpec{
+		{Path: o.AdminKubeconfig, Server: o.ExternalServer, Cert: "admin", User: AdminUser},
+		component(o, "admin", AdminUser),
+		component(o, "controller-manager", ControllerManagerUser),
+		component(o, "scheduler", SchedulerUser),
+	}
+	for _, n := range o.Nodes {
+		name := KubeletCertName(n)
+		p.Certs = append(p.Certs, clientCert(name, NodeUserPrefix+n, NodesGroup))
+		p.Kubeconfigs = append(p.Kubeconfigs, component(o, name, NodeUserPrefix+n))
+	}
+	return p, nil
+}
+
+// etcdMemberCerts are a member's serving and peer certificates. Both carry
+// client usage as well: peers dial each other with the peer certificate, and
+// etcdctl inside a member authenticates with the serving one.
+func etcdMemberCerts(member string) []CertSpec {
+	spec := func(file string) CertSpec {
+		return CertSpec{
+			Name:        filepath.Join(EtcdMemberDir(member), file),
+			Signer:      EtcdCA,
+			CommonName:  member,
+			DNSNames:    []string{member, "localhost"},
+			IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+			Usage:       ServerAuth | ClientAuth,
+		}
+	}
+	return []CertSpec{spec("server"), spec("peer")}
+}
+
+func clientCert(name, user string, groups ...string) CertSpec {
+	return CertSpec{
+		Name: name, Signer: ClusterCA, CommonName: user,
+		Organization: groups, Usage: ClientAuth,
+	}
+}
+
+// component is the kubeconfig a component uses inside compose, named like
+// kubeadm's (controller-manager.conf, scheduler.conf, ...).
+func component(o Options, cert, user string) KubeconfigSpec {
+	return KubeconfigSpec{
+		Path:   filepath.Join(o.KubeconfigDir, cert+".conf"),
+		Server: o.InternalServer,
+		Cert:   cert,
+		User:   user,
+	}
+}
