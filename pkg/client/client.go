@@ -62,6 +62,9 @@ func (c *Client[T]) invoke(ctx context.Context, method string, req, resp proto.M
 	return nil
 }
 
+// MaxListBytes bounds the size of one List answer.
+const MaxListBytes = 1 << 30
+
 // Get reads one object.
 func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) {
 	out := c.newObj()
@@ -75,7 +78,8 @@ func (c *Client[T]) List(ctx context.Context, opts *metav1.ListRequest) ([]T, *m
 		opts = &metav1.ListRequest{}
 	}
 	l := c.list.New()
-	if err := c.invoke(ctx, "List", opts, l.Interface()); err != nil {
+	// A list is one message; a large collection is far over gRPC's 4 MiB default.
+	if err := c.invoke(ctx, "List", opts, l.Interface(), grpc.MaxCallRecvMsgSize(MaxListBytes)); err != nil {
 		return nil, nil, err
 	}
 	fields := l.Descriptor().Fields()

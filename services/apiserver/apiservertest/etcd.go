@@ -10,6 +10,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+
+	"podline.dev/services/apiserver/internal/storage"
 )
 
 // Etcd is an embedded single-member etcd.
@@ -45,7 +47,7 @@ func StartEtcd(t testing.TB) *Etcd {
 	case <-time.After(30 * time.Second):
 		t.Fatal("etcd did not become ready")
 	}
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{client.String()}, DialTimeout: 5 * time.Second})
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{client.String()}, DialTimeout: 5 * time.Second, MaxCallRecvMsgSize: storage.MaxEtcdResponseBytes})
 	if err != nil {
 		t.Fatalf("etcd client: %v", err)
 	}

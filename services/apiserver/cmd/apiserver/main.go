@@ -22,6 +22,7 @@ import (
 
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/apiserver/internal/server"
+	"podline.dev/services/apiserver/internal/storage"
 )
 
 func main() {
@@ -77,8 +78,11 @@ func run(ctx context.Context, o options) error {
 	etcd, err := clientv3.New(clientv3.Config{
 		Endpoints:   o.etcdServers,
 		DialTimeout: 5 * time.Second,
-		TLS:         etcdTLS,
-		DialOptions: []grpc.DialOption{grpc.WithStatsHandler(otelgrpc.NewClientHandler())},
+		// A watch response batches up to 1000 revisions with their previous
+		// values; gRPC's 4 MiB default would break the watch under load.
+		MaxCallRecvMsgSize: storage.MaxEtcdResponseBytes,
+		TLS:                etcdTLS,
+		DialOptions:        []grpc.DialOption{grpc.WithStatsHandler(otelgrpc.NewClientHandler())},
 	})
 	if err != nil {
 		return err

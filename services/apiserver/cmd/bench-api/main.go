@@ -282,7 +282,7 @@ func startEtcd(ctx context.Context, bin string) (*clientv3.Client, func(), error
 		return nil, nil, fmt.Errorf("start %s: %w (run make bin/etcd)", bin, err)
 	}
 	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _ = os.RemoveAll(dir) }
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{curl}, DialTimeout: 5 * time.Second})
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{curl}, DialTimeout: 5 * time.Second, MaxCallRecvMsgSize: storage.MaxEtcdResponseBytes})
 	if err != nil {
 		stop()
 		return nil, nil, err

@@ -11,6 +11,10 @@
 //     request bodies are capped (413), the fieldValidation parameter reaches
 //     the decoder and its warnings come back as Warning headers, and a
 //     watch's 200 and headers are flushed as soon as the stream opens;
+//   - negotiation.go: a body that is not JSON is 415, an Accept header no
+//     JSON answer satisfies is 406, and sendInitialEvents (watch-list) is
+//     refused with 422 as by a kube-apiserver without WatchList, so that
+//     client-go's reflectors fall back to list and watch;
 //   - discovery.go: /api, /apis, /api/v1, /apis/<group>/<version>, /version;
 //   - health.go: /healthz, /livez, /readyz (readyz fails while etcd has no quorum).
 package rest

@@ -48,3 +48,12 @@ func notFound() *apierrors.StatusError {
 	se.ErrStatus.Details = nil
 	return se
 }
+
+// notAcceptable is kube-apiserver's 406 for an Accept header it cannot
+// satisfy (pkg/apierrors has no constructor for it yet).
+func notAcceptable() *apierrors.StatusError {
+	se := apierrors.NewBadRequest("only the following media types are accepted: application/json")
+	se.ErrStatus.Code = http.StatusNotAcceptable
+	se.ErrStatus.Reason = apierrors.ReasonNotAcceptable
+	return se
+}

@@ -29,6 +29,6 @@ func NewHandler(ctx context.Context, conn *grpc.ClientConn, live, ready []Check)
 	mux := http.NewServeMux()
 	registerDiscovery(mux)
 	registerHealth(mux, live, ready)
-	mux.Handle("/", withWatchRoute(withRequestState(gw)))
+	mux.Handle("/", withNegotiation(withWatchRoute(withRequestState(gw))))
 	return mux, nil
 }

@@ -31,6 +31,11 @@ func end(sp trace.Span, err error) {
 	sp.End()
 }
 
+// MaxEtcdResponseBytes is the largest etcd response the apiserver's client
+// accepts: an etcd watch response batches many revisions, each with its
+// previous value, and can pass gRPC's 4 MiB default when writes are fast.
+const MaxEtcdResponseBytes = 1 << 30
+
 // Store is the generic etcd store of every resource.
 type Store struct {
 	client *clientv3.Client

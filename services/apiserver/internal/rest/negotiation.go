@@ -1,0 +1,117 @@
+package rest
+
+import (
+	"mime"
+	"net/http"
+	"strings"
+
+	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/field"
+)
+
+// withNegotiation checks what a resource request says it sends and
+// accepts, as kube-apiserver does before its handler runs:
+//
+//   - a body in a format other than JSON (client-go's typed clients send
+//     application/vnd.kubernetes.protobuf unless configured otherwise) is
+//     415 Unsupported Media Type, not a JSON syntax error;
+//   - an Accept header that no JSON answer satisfies (only protobuf, YAML,
+//     or a transformation such as as=Table) is 406 Not Acceptable; client-go
+//     lists application/json after protobuf, so it gets JSON and decodes it
+//     by the response's Content-Type;
+//   - sendInitialEvents (a watch-list, that client-go's reflectors try first)
+//     is refused as a kube-apiserver without the WatchList feature refuses
+//     it: 422, after which the reflector lists and watches instead.
+func withNegotiation(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if se := checkContentType(r); se != nil {
+			writeStatus(w, se)
+			return
+		}
+		if se := checkAccept(r.Header.Values("Accept")); se != nil {
+			writeStatus(w, se)
+			return
+		}
+		if se := checkWatchList(r); se != nil {
+			writeStatus(w, se)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkContentType refuses a request body that is not JSON. A missing
+// Content-Type is taken as JSON, as kube-apiserver takes it. PATCH is left
+// to the router, which has no PATCH routes and answers 405.
+func checkContentType(r *http.Request) *apierrors.StatusError {
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodDelete:
+	default:
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		return nil
+	}
+	return apierrors.NewUnsupportedMediaType(ct)
+}
+
+// checkAccept refuses an Accept header none of whose media ranges a plain
+// JSON answer satisfies.
+func checkAccept(values []string) *apierrors.StatusError {
+	if len(values) == 0 {
+		return nil
+	}
+	for _, v := range values {
+		for _, rng := range strings.Split(v, ",") {
+			rng = strings.TrimSpace(rng)
+			if rng == "" {
+				return nil
+			}
+			mt, params, err := mime.ParseMediaType(rng)
+			if err != nil {
+				continue
+			}
+			if _, transform := params["as"]; transform {
+				continue
+			}
+			switch mt {
+			case "*/*", "application/*", "application/json":
+				return nil
+			}
+		}
+	}
+	return notAcceptable()
+}
+
+// checkWatchList refuses sendInitialEvents with kube-apiserver's
+// ListOptions validation messages for a server without WatchList.
+func checkWatchList(r *http.Request) *apierrors.StatusError {
+	q := r.URL.Query()
+	if r.Method != http.MethodGet || !q.Has("sendInitialEvents") {
+		return nil
+	}
+	var errs field.ErrorList
+	if !isWatch(r) {
+		errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
+	} else {
+		if q.Get("resourceVersionMatch") != "NotOlderThan" {
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		}
+		errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
+	}
+	return apierrors.NewInvalid(apierrors.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", errs)
+}
+
+// isWatch tells a watch (?watch=true, or the legacy /watch/ path) from a list.
+func isWatch(r *http.Request) bool {
+	if isTrue(r.URL.Query().Get("watch")) {
+		return true
+	}
+	p, ok := watchPath(r.URL.Path)
+	return ok && p == r.URL.Path
+}
