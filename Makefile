@@ -16,7 +16,7 @@ MODULE_PKGS = $(addsuffix /...,$(MODULE_DIRS))
 
 PROTO_PLUGINS := bin/buf bin/protoc-gen-go bin/protoc-gen-go-grpc bin/protoc-gen-grpc-gateway
 
-.PHONY: all build test test-short lint proto proto-check bench-api clean-bin
+.PHONY: all build test lint proto proto-check bench-api clean-bin
 
 all: build
 
@@ -49,8 +49,9 @@ $(PROTO_PLUGINS) &: tools/proto/go.mod tools/proto/go.sum
 		github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway
 
 # API benchmark: apiserver creates vs raw etcd transactions, watch latency, watch-cache memory.
-bench-api:
-	$(GO) run ./services/apiserver/cmd/bench-api
+BENCH_API_FLAGS ?= -creates 3000 -watchers 100 -seconds 10 -cache-pods 10000
+bench-api: bin/etcd
+	$(GO) run ./services/apiserver/cmd/bench-api -etcd bin/etcd $(BENCH_API_FLAGS)
 
 clean-bin:
 	rm -rf bin
