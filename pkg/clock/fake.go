@@ -12,12 +12,14 @@ type Fake struct {
 	mu     sync.Mutex
 	now    time.Time
 	timers []*fakeTimer
+	// added is closed and replaced each time a timer starts waiting.
+	added chan struct{}
 }
 
 var _ Clock = (*Fake)(nil)
 
 // NewFake returns a Fake clock reading t.
-func NewFake(t time.Time) *Fake { return &Fake{now: t} }
+func NewFake(t time.Time) *Fake { return &Fake{now: t, added: make(chan struct{})} }
 
 func (f *Fake) Now() time.Time {
 	f.mu.Lock()
@@ -40,7 +42,24 @@ func (f *Fake) NewTimer(d time.Duration) Timer {
 		return t
 	}
 	f.timers = append(f.timers, t)
+	close(f.added)
+	f.added = make(chan struct{})
 	return t
+}
+
+// BlockUntilWaiters waits until at least n timers are waiting: a test calls
+// it to know the code under test is parked on its timer before it steps.
+func (f *Fake) BlockUntilWaiters(n int) {
+	for {
+		f.mu.Lock()
+		if len(f.timers) >= n {
+			f.mu.Unlock()
+			return
+		}
+		added := f.added
+		f.mu.Unlock()
+		<-added
+	}
 }
 
 // Step moves the clock forward by d and fires every timer that is due.

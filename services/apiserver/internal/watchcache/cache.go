@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/clock"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 )
@@ -261,7 +262,7 @@ func (c *Cache) matchingLocked(f Filter) []keyed {
 // Kubernetes' 504 "Too large resource version" (or 429 "storage is
 // (re)initializing" before the first Replace), which clients retry.
 func (c *Cache) WaitUntilFresh(ctx context.Context, revision int64) error {
-	var timer Timer
+	var timer clock.Timer
 	defer func() {
 		if timer != nil {
 			timer.Stop()

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/clock"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 	corev1 "podline.dev/proto/core/v1"
@@ -226,7 +227,7 @@ func drainUntil(t testing.TB, w watch.Interface, rev int64) []watch.Event {
 }
 
 func TestWatchFromRevisionZeroSendsSyntheticAddsThenLiveEvents(t *testing.T) {
-	clk := NewFakeClock(t0)
+	clk := clock.NewFake(t0)
 	c := New(WithClock(clk))
 
 	// Before the first list there is nothing to serve: the watch waits.
@@ -339,7 +340,7 @@ func TestWaitUntilFreshGivesUp(t *testing.T) {
 			_, err := c.Watch(t.Context(), 20, Filter{}, false)
 			errc <- err
 		}()
-		clk.BlockUntilTimers(1)
+		clk.BlockUntilWaiters(1)
 		clk.Step(3 * time.Second)
 		err := <-errc
 		if !apierrors.IsTimeout(err) || err.Error() != "Timeout: Too large resource version: 20, current: 10" {
@@ -361,11 +362,11 @@ func TestWaitUntilFreshGivesUp(t *testing.T) {
 		}
 	})
 	t.Run("before the first Replace: storage is initializing", func(t *testing.T) {
-		clk := NewFakeClock(t0)
+		clk := clock.NewFake(t0)
 		c := New(WithClock(clk))
 		errc := make(chan error, 1)
 		go func() { errc <- c.WaitUntilFresh(t.Context(), 0) }()
-		clk.BlockUntilTimers(1)
+		clk.BlockUntilWaiters(1)
 		clk.Step(DefaultFreshTimeout)
 		if err := <-errc; !apierrors.IsTooManyRequests(err) {
 			t.Fatalf("err = %v, want TooManyRequests", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"podline.dev/pkg/clock"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 	corev1 "podline.dev/proto/core/v1"
@@ -45,9 +46,9 @@ func (b *podBuilder) Obj() *corev1.Pod { return b.p }
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // newCache returns an initialized cache with a fake clock: objs at revision.
-func newCache(t testing.TB, revision int64, objs []object.Object, opts ...Option) (*Cache, *FakeClock) {
+func newCache(t testing.TB, revision int64, objs []object.Object, opts ...Option) (*Cache, *clock.Fake) {
 	t.Helper()
-	clk := NewFakeClock(t0)
+	clk := clock.NewFake(t0)
 	c := New(append([]Option{WithClock(clk), WithExemplar(&corev1.Pod{})}, opts...)...)
 	c.Replace(objs, revision)
 	return c, clk

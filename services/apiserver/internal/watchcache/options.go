@@ -3,6 +3,7 @@ package watchcache
 import (
 	"time"
 
+	"podline.dev/pkg/clock"
 	"podline.dev/pkg/object"
 )
 
@@ -29,7 +30,7 @@ type config struct {
 	watcherBuffer    int
 	bookmarkInterval time.Duration
 	freshTimeout     time.Duration
-	clock            Clock
+	clock            clock.Clock
 	exemplar         object.Object
 }
 
@@ -39,7 +40,7 @@ func defaultConfig() config {
 		watcherBuffer:    DefaultWatcherBuffer,
 		bookmarkInterval: DefaultBookmarkInterval,
 		freshTimeout:     DefaultFreshTimeout,
-		clock:            RealClock(),
+		clock:            clock.Real{},
 	}
 }
 
@@ -69,9 +70,9 @@ func WithFreshTimeout(d time.Duration) Option {
 	return func(c *config) { c.freshTimeout = d }
 }
 
-// WithClock sets the clock; tests pass a FakeClock.
-func WithClock(clock Clock) Option {
-	return func(c *config) { c.clock = clock }
+// WithClock sets the clock; tests pass a clock.Fake.
+func WithClock(clk clock.Clock) Option {
+	return func(c *config) { c.clock = clk }
 }
 
 // WithExemplar names the resource's type (e.g. &corev1.Pod{}); bookmark

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/clock"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 )
@@ -55,7 +56,7 @@ func randomRun(t *testing.T, seed uint64) {
 		steps    = 700
 	)
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	clk := NewFakeClock(t0)
+	clk := clock.NewFake(t0)
 	c := New(WithClock(clk), WithCapacity(capacity), WithWatcherBuffer(1<<20), WithBookmarkInterval(time.Minute))
 	var initial []object.Object
 	for i := range 5 {
