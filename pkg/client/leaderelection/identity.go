@@ -1,0 +1,25 @@
+package leaderelection
+
+import (
+	"crypto/rand"
+	"fmt"
+	"os"
+)
+
+// DefaultIdentity is "<hostname>_<uuid>", the holderIdentity Kubernetes'
+// components write, unique per process even when hostnames repeat.
+func DefaultIdentity() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	return host + "_" + newUUID()
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
