@@ -1,0 +1,95 @@
+// Command controller-manager runs podline's controllers (deployment,
+// replicaset, garbagecollector, endpointslice, nodelifecycle, namespace)
+// against the apiserver, behind leader election on the Lease
+// kube-system/kube-controller-manager.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"podline.dev/pkg/client/leaderelection"
+	"podline.dev/pkg/telemetry"
+	"podline.dev/services/controller-manager/internal/app"
+	"podline.dev/services/controller-manager/internal/controller"
+	"podline.dev/services/controller-manager/internal/controller/deployment"
+	"podline.dev/services/controller-manager/internal/controller/endpointslice"
+	"podline.dev/services/controller-manager/internal/controller/garbagecollector"
+	"podline.dev/services/controller-manager/internal/controller/namespace"
+	"podline.dev/services/controller-manager/internal/controller/nodelifecycle"
+	"podline.dev/services/controller-manager/internal/controller/replicaset"
+)
+
+func main() {
+	defaults := controller.DefaultOptions()
+	workers := app.DefaultWorkers()
+	var (
+		apiserver     = flag.String("apiserver", "127.0.0.1:6443", "apiserver gRPC address (host:port)")
+		leaderElect   = flag.Bool("leader-elect", true, "run only while holding the Lease kube-system/kube-controller-manager")
+		leaseDuration = flag.Duration("leader-elect-lease-duration", leaderelection.DefaultLeaseDuration, "how long a non-leader waits before taking a Lease that is not renewed")
+		renewDeadline = flag.Duration("leader-elect-renew-deadline", leaderelection.DefaultRenewDeadline, "how long the leader tries to renew before giving up")
+		retryPeriod   = flag.Duration("leader-elect-retry-period", leaderelection.DefaultRetryPeriod, "wait between attempts to take or renew the Lease")
+		otlp          = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port); empty uses $OTEL_EXPORTER_OTLP_ENDPOINT")
+		controllers   = flag.String("controllers", "*", "controllers to run: '*' for all, 'name' to enable, '-name' to disable; known: "+strings.Join(app.Names(), ", "))
+		opts          = defaults
+	)
+	flag.DurationVar(&opts.NodeMonitorGracePeriod, "node-monitor-grace-period", defaults.NodeMonitorGracePeriod, "how long a node may go without renewing its Lease before it is marked Unknown")
+	flag.DurationVar(&opts.NodeMonitorPeriod, "node-monitor-period", defaults.NodeMonitorPeriod, "how often node health is checked")
+	flag.DurationVar(&opts.NodeStartupGracePeriod, "node-startup-grace-period", defaults.NodeStartupGracePeriod, "grace of a node that never reported")
+	flag.DurationVar(&opts.NamespaceRetryPeriod, "namespace-retry-period", defaults.NamespaceRetryPeriod, "how soon a terminating namespace with content left is looked at again")
+	concurrency := map[string]*int{}
+	for name, flagName := range map[string]string{
+		deployment.Name:       "concurrent-deployment-syncs",
+		replicaset.Name:       "concurrent-replicaset-syncs",
+		garbagecollector.Name: "concurrent-gc-syncs",
+		endpointslice.Name:    "concurrent-service-endpoint-syncs",
+		namespace.Name:        "concurrent-namespace-syncs",
+		nodelifecycle.Name:    "concurrent-node-eviction-syncs",
+	} {
+		concurrency[name] = flag.Int(flagName, workers[name], fmt.Sprintf("workers of the %s controller", name))
+	}
+	flag.Parse()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	for name, n := range concurrency {
+		workers[name] = *n
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, *apiserver, *otlp, app.Config{
+		Controllers:   strings.Split(*controllers, ","),
+		Workers:       workers,
+		Options:       opts,
+		LeaderElect:   *leaderElect,
+		LeaseDuration: *leaseDuration,
+		RenewDeadline: *renewDeadline,
+		RetryPeriod:   *retryPeriod,
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		slog.Error("controller-manager stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, apiserver, otlp string, cfg app.Config) error {
+	shutdown, err := telemetry.Setup(ctx, "controller-manager", otlp)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = shutdown(context.Background()) }()
+	conn, err := app.Dial(apiserver)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	cfg.Conn = conn
+	slog.Info("controller-manager starting", "apiserver", apiserver, "leaderElect", cfg.LeaderElect)
+	return app.Run(ctx, cfg)
+}

@@ -1,0 +1,11 @@
+package app
+
+import "errors"
+
+var (
+	// ErrLeadershipLost is returned by Run when this instance stopped being
+	// the leader; the process should exit, as kube-controller-manager does.
+	ErrLeadershipLost = errors.New("controller-manager: leader election lost")
+	// ErrUnknownController is returned for a --controllers entry no controller has.
+	ErrUnknownController = errors.New("controller-manager: unknown controller")
+)
