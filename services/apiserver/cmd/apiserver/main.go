@@ -37,6 +37,7 @@ func main() {
 		grpcPort     = flag.Int("grpc-port", 6444, "port for gRPC on grpc-go's transport, used by podline's components")
 		tlsCert      = flag.String("tls-cert-file", "", "serving certificate (plain HTTP/h2c when empty)")
 		tlsKey       = flag.String("tls-private-key-file", "", "serving key")
+		grpcInsecure = flag.Bool("grpc-insecure", false, "serve --grpc-port without TLS even with --tls-cert-file (until components authenticate)")
 		compaction   = flag.Duration("etcd-compaction-interval", 5*time.Minute, "how often to compact etcd (0 disables)")
 		otlpEndpoint = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
 	)
@@ -48,7 +49,7 @@ func main() {
 		etcdServers: strings.Split(*etcdServers, ","), etcdCA: *etcdCA, etcdCert: *etcdCert, etcdKey: *etcdKey,
 		etcdTimeout: *etcdTimeout, addr: net.JoinHostPort(*bind, fmt.Sprint(*port)),
 		grpcAddr: net.JoinHostPort(*bind, fmt.Sprint(*grpcPort)),
-		tlsCert:  *tlsCert, tlsKey: *tlsKey, compaction: *compaction, otlp: *otlpEndpoint,
+		tlsCert:  *tlsCert, tlsKey: *tlsKey, grpcInsecure: *grpcInsecure, compaction: *compaction, otlp: *otlpEndpoint,
 	}); err != nil {
 		slog.Error("apiserver failed", "err", err)
 		os.Exit(1)
@@ -60,6 +61,7 @@ type options struct {
 	etcdCA, etcdCert, etcdKey       string
 	etcdTimeout                     time.Duration
 	addr, grpcAddr, tlsCert, tlsKey string
+	grpcInsecure                    bool
 	compaction                      time.Duration
 	otlp                            string
 }
@@ -89,7 +91,7 @@ func run(ctx context.Context, o options) error {
 	}
 	defer etcd.Close()
 
-	cfg := server.Config{Etcd: etcd, EtcdTimeout: o.etcdTimeout, CompactionInterval: o.compaction}
+	cfg := server.Config{Etcd: etcd, EtcdTimeout: o.etcdTimeout, CompactionInterval: o.compaction, GRPCInsecure: o.grpcInsecure}
 	if o.tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
 		if err != nil {

@@ -44,6 +44,10 @@ type Config struct {
 	// TLS, when set, is the serving configuration; otherwise the listener
 	// speaks plain HTTP/1.1 and unencrypted HTTP/2 (gRPC).
 	TLS *tls.Config
+	// GRPCInsecure serves the native gRPC port (ServeGRPC) without TLS even
+	// when TLS is set: podline's components dial it in plain text until
+	// authentication exists. The REST port keeps TLS.
+	GRPCInsecure bool
 }
 
 // Server is a running apiserver.
@@ -65,7 +69,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		store:      storage.NewStore(cfg.Etcd, cfg.EtcdTimeout),
 		registries: map[string]*registry.Registry{},
 		grpc:       newGRPCServer(nil),
-		native:     newGRPCServer(cfg.TLS),
+		native:     newGRPCServer(nativeTLS(cfg)),
 		inproc:     bufconn.Listen(1 << 20),
 	}
 	var regs []*registry.Registry
@@ -113,6 +117,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		api.ServeHTTP(w, r)
 	})
 	return s, nil
+}
+
+// nativeTLS is the serving configuration of the native gRPC port.
+func nativeTLS(cfg Config) *tls.Config {
+	if cfg.GRPCInsecure {
+		return nil
+	}
+	return cfg.TLS
 }
 
 func newGRPCServer(tlsConfig *tls.Config) *grpc.Server {
