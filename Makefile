@@ -27,10 +27,12 @@ build:
 # etcdctl checks what the apiserver stored, as the seed's lab 5 does).
 test: bin/etcdctl
 	$(GO) test -count=1 -timeout 20m $(MODULE_PKGS)
+	$(MAKE) --no-print-directory test-compat
 
 lint:
 	@out=$$(gofmt -l $(MODULE_DIRS)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(MODULE_PKGS)
+	$(MAKE) --no-print-directory lint-compat
 
 # Regenerate the API: api.proto and gateway.yaml from the resource table, then Go code with buf.
 proto: $(PROTO_PLUGINS)
