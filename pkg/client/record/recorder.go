@@ -239,6 +239,10 @@ func fnv32(s string) uint32 {
 
 // write creates ev, or bumps the count of the identical event written before.
 func (r *Recorder) write(cache *lru, ev *corev1.Event) {
+	// The write carries the event's traceparent (the involved object's), so
+	// a connection with an OpenTelemetry stats handler continues that trace
+	// at the apiserver.
+	ctx := telemetry.ContextFromObject(context.Background(), ev)
 	key := aggregationKey(ev)
 	if prev, ok := cache.get(key); ok {
 		next := object.Copy(prev)
@@ -246,7 +250,7 @@ func (r *Recorder) write(cache *lru, ev *corev1.Event) {
 		next.LastTimestamp = ev.GetLastTimestamp()
 		next.Metadata.ResourceVersion = ""
 		ev = next
-		out, err := r.retry(func(ctx context.Context) (*corev1.Event, error) { return r.events.Update(ctx, ev) })
+		out, err := r.retry(ctx, func(ctx context.Context) (*corev1.Event, error) { return r.events.Update(ctx, ev) })
 		if err == nil {
 			cache.add(key, out)
 			return
@@ -257,7 +261,7 @@ func (r *Recorder) write(cache *lru, ev *corev1.Event) {
 		}
 		// The earlier event is gone (expired or deleted): write it anew.
 	}
-	out, err := r.retry(func(ctx context.Context) (*corev1.Event, error) { return r.events.Create(ctx, ev) })
+	out, err := r.retry(ctx, func(ctx context.Context) (*corev1.Event, error) { return r.events.Create(ctx, ev) })
 	if err != nil {
 		r.log.Error("could not write event", "event", object.Key(ev), "reason", ev.GetReason(), "err", err)
 		return
@@ -266,13 +270,13 @@ func (r *Recorder) write(cache *lru, ev *corev1.Event) {
 }
 
 // retry calls f up to writeAttempts times while the error is transient.
-func (r *Recorder) retry(f func(ctx context.Context) (*corev1.Event, error)) (*corev1.Event, error) {
+func (r *Recorder) retry(parent context.Context, f func(ctx context.Context) (*corev1.Event, error)) (*corev1.Event, error) {
 	var err error
 	for i := range writeAttempts {
 		if i > 0 {
 			time.Sleep(r.retryWait)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		ctx, cancel := context.WithTimeout(parent, writeTimeout)
 		var out *corev1.Event
 		out, err = f(ctx)
 		cancel()
