@@ -1,0 +1,271 @@
+// Command kubelet is podline's node agent: it registers its Node, keeps
+// the node's Lease and status current, and runs the pods bound to it (and
+// the static pods in its manifest directory) with containerd and CNI.
+//
+//	kubelet --apiserver apiserver:6443 --node-name worker-1 --pod-cidr 10.244.1.0/24
+//
+// It talks to the apiserver over gRPC (see dial.go), to containerd over
+// its socket in the k8s.io namespace, runs the CNI plugins of
+// --cni-bin-dir with the first configuration in --cni-conf-dir, and
+// serves logs and exec on --port.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path"
+	goruntime "runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"podline.dev/pkg/clock"
+	"podline.dev/pkg/telemetry"
+	"podline.dev/services/kubelet/internal/kubelet"
+	"podline.dev/services/kubelet/internal/network/cni"
+	"podline.dev/services/kubelet/internal/nodestatus"
+	"podline.dev/services/kubelet/internal/resource"
+	ctrd "podline.dev/services/kubelet/internal/runtime/containerd"
+	"podline.dev/services/kubelet/internal/server"
+)
+
+var _ server.Pods = (*kubelet.Kubelet)(nil)
+
+type options struct {
+	apiserver, nodeName, podCIDR, nodeIP, taints, labels     string
+	containerd, cniConfDir, cniBinDir, cniCacheDir, netnsDir string
+	staticPodPath, otlp, rootDir, registryConfig, pauseImage string
+	cgroupRoot, address, tlsCert, tlsKey, capacity, reserved string
+	port                                                     int
+	syncFrequency, relistPeriod, statusUpdate, leaseRenew    time.Duration
+	crashLoopMax                                             time.Duration
+	logLevel                                                 string
+}
+
+func parseFlags(args []string) (*options, error) {
+	o := &options{}
+	host, _ := os.Hostname()
+	fs := flag.NewFlagSet("kubelet", flag.ContinueOnError)
+	fs.StringVar(&o.apiserver, "apiserver", "127.0.0.1:6443", "the apiserver's gRPC address: host:port, or unix:///path")
+	fs.StringVar(&o.nodeName, "node-name", host, "this node's name")
+	fs.StringVar(&o.podCIDR, "pod-cidr", "", "this node's pod subnet (else the Node's spec.podCIDR)")
+	fs.StringVar(&o.nodeIP, "node-ip", "", "this node's IP (default: the first global IPv4 address)")
+	fs.StringVar(&o.taints, "register-with-taints", "", "taints to register the Node with: key[=value]:Effect,...")
+	fs.StringVar(&o.labels, "node-labels", "", "labels to register the Node with: key=value,...")
+	fs.StringVar(&o.containerd, "containerd-address", "/run/containerd/containerd.sock", "containerd's socket")
+	fs.StringVar(&o.cniConfDir, "cni-conf-dir", "/etc/cni/net.d", "CNI configuration directory")
+	fs.StringVar(&o.cniBinDir, "cni-bin-dir", "/usr/lib/cni:/opt/cni/bin", "CNI plugin directories, colon separated")
+	fs.StringVar(&o.cniCacheDir, "cni-cache-dir", "/var/lib/cni", "libcni's result cache")
+	fs.StringVar(&o.netnsDir, "netns-dir", "/var/run/netns", "where pod network namespaces are pinned")
+	fs.StringVar(&o.staticPodPath, "static-pod-path", "/etc/kubernetes/manifests", "static pod manifests (empty: none)")
+	fs.StringVar(&o.otlp, "otlp-endpoint", "", "OTLP gRPC endpoint for traces (host:port)")
+	fs.StringVar(&o.rootDir, "root-dir", "/var/lib/kubelet", "the kubelet's directory (volumes, logs)")
+	fs.StringVar(&o.registryConfig, "registry-config-dir", "/etc/containerd/certs.d", "registry hosts directory (hosts.toml)")
+	fs.StringVar(&o.pauseImage, "pod-infra-container-image", "podline/pause:3.10", "the sandbox (pause) image")
+	fs.StringVar(&o.cgroupRoot, "cgroup-root", "auto", `parent cgroup of pods ("auto": kubepods under the kubelet's own cgroup)`)
+	fs.StringVar(&o.address, "address", "0.0.0.0", "the logs/exec server's address")
+	fs.IntVar(&o.port, "port", 10250, "the logs/exec server's port (0: disabled)")
+	fs.StringVar(&o.tlsCert, "tls-cert-file", "", "serving certificate (empty: plain HTTP)")
+	fs.StringVar(&o.tlsKey, "tls-private-key-file", "", "serving key")
+	fs.StringVar(&o.capacity, "capacity", "", "override detected capacity: cpu=2,memory=4Gi,pods=110")
+	fs.StringVar(&o.reserved, "system-reserved", "", "resources kept from pods: cpu=100m,memory=256Mi")
+	fs.DurationVar(&o.syncFrequency, "sync-frequency", 10*time.Second, "how often running pods are synced")
+	fs.DurationVar(&o.relistPeriod, "relist-period", time.Second, "how often the runtime is relisted")
+	fs.DurationVar(&o.statusUpdate, "node-status-update-frequency", 10*time.Second, "how often the node's status is computed")
+	fs.DurationVar(&o.leaseRenew, "node-lease-renew-interval", 10*time.Second, "how often the node's Lease is renewed")
+	fs.DurationVar(&o.crashLoopMax, "crashloop-max-restart-period", 5*time.Minute, "the longest CrashLoopBackOff (below 10s also the first)")
+	fs.StringVar(&o.logLevel, "v", "info", "log level: debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if o.nodeName == "" {
+		return nil, errors.New("--node-name is required")
+	}
+	return o, nil
+}
+
+func parseList(s string) (resource.List, error) {
+	m := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want name=quantity", kv)
+		}
+		m[k] = v
+	}
+	return resource.ParseList(m)
+}
+
+func parseLabels(s string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// cgroupRoot puts pods under the kubelet's own cgroup, so the limits of
+// a node container bound its pods.
+func cgroupRoot(flagValue string) string {
+	if flagValue != "auto" {
+		return flagValue
+	}
+	data, _ := os.ReadFile("/proc/self/cgroup")
+	base := "/"
+	for _, line := range strings.Split(string(data), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) == 3 && (strings.Contains(parts[1], "memory") || parts[1] == "") {
+			base = parts[2]
+			if strings.Contains(parts[1], "memory") {
+				break
+			}
+		}
+	}
+	return path.Join(base, "kubepods")
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "kubelet:", err)
+		os.Exit(2)
+	}
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(o.logLevel))
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(log)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, o, log); err != nil {
+		log.Error("kubelet", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o *options, log *slog.Logger) error {
+	shutdown, err := telemetry.Setup(ctx, "kubelet", o.otlp)
+	if err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = shutdown(sctx)
+	}()
+
+	taints, err := nodestatus.ParseTaints(o.taints)
+	if err != nil {
+		return err
+	}
+	capacity := nodestatus.DetectCapacity(o.rootDir)
+	override, err := parseList(o.capacity)
+	if err != nil {
+		return fmt.Errorf("--capacity: %w", err)
+	}
+	for k, v := range override {
+		capacity[k] = v
+	}
+	reserved, err := parseList(o.reserved)
+	if err != nil {
+		return fmt.Errorf("--system-reserved: %w", err)
+	}
+	nodeIP := o.nodeIP
+	if nodeIP == "" {
+		nodeIP = kubelet.DetectNodeIP()
+	}
+	var nodeIPs []string
+	if nodeIP != "" {
+		nodeIPs = []string{nodeIP}
+	}
+	for _, d := range []string{o.rootDir, o.netnsDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+
+	conn, err := dialAPIServer(o.apiserver)
+	if err != nil {
+		return fmt.Errorf("apiserver %s: %w", o.apiserver, err)
+	}
+	defer conn.Close()
+
+	var rt *ctrd.Runtime
+	for delay := 200 * time.Millisecond; ; delay = min(delay*2, 5*time.Second) {
+		rt, err = ctrd.New(o.containerd,
+			ctrd.WithSandboxImage(o.pauseImage),
+			ctrd.WithNetNSDir(o.netnsDir),
+			ctrd.WithRegistryHostsDir(o.registryConfig),
+			ctrd.WithFIFODir(path.Join(o.rootDir, "fifo")),
+			ctrd.WithCgroupParent(cgroupRoot(o.cgroupRoot)),
+			ctrd.WithLogger(log),
+		)
+		if err == nil {
+			break
+		}
+		log.Warn("waiting for containerd", "address", o.containerd, "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+	defer rt.Close()
+	name, version, err := rt.Version(ctx)
+	if err != nil {
+		return err
+	}
+
+	net := cni.New(
+		cni.WithConfDir(o.cniConfDir),
+		cni.WithBinDirs(strings.Split(o.cniBinDir, ":")...),
+		cni.WithCacheDir(o.cniCacheDir),
+		cni.WithPodCIDR(o.podCIDR),
+		cni.WithLogger(log),
+	)
+	kl, err := kubelet.New(kubelet.Config{
+		NodeName:                  o.nodeName,
+		NodeIPs:                   nodeIPs,
+		PodCIDR:                   o.podCIDR,
+		Taints:                    taints,
+		Labels:                    parseLabels(o.labels),
+		RootDir:                   o.rootDir,
+		StaticPodPath:             o.staticPodPath,
+		Capacity:                  capacity,
+		Reserved:                  reserved,
+		KubeletPort:               int32(o.port),
+		Resync:                    o.syncFrequency,
+		RelistPeriod:              o.relistPeriod,
+		CrashLoopMaxRestartPeriod: o.crashLoopMax,
+		NodeStatus: nodestatus.Config{
+			Info:           kubelet.SystemInfo(goruntime.GOARCH, name+"://"+strings.TrimPrefix(version, "v")),
+			UpdateInterval: o.statusUpdate,
+			RenewInterval:  o.leaseRenew,
+		},
+	}, kubelet.Deps{Conn: conn, Runtime: rt, Network: net, Clock: clock.Real{}, Log: log})
+	if err != nil {
+		return err
+	}
+	if o.port > 0 {
+		srv := server.New(server.Config{Addr: fmt.Sprintf("%s:%d", o.address, o.port), CertFile: o.tlsCert, KeyFile: o.tlsKey}, kl, rt, log)
+		go func() {
+			if err := srv.Serve(ctx); err != nil {
+				log.Error("kubelet server", "err", err)
+			}
+		}()
+	}
+	log.Info("kubelet starting", "node", o.nodeName, "runtime", name+" "+version, "nodeIP", nodeIP, "podCIDR", o.podCIDR)
+	return kl.Run(ctx)
+}

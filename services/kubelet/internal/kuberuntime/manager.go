@@ -1,0 +1,78 @@
+package kuberuntime
+
+import (
+	"log/slog"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
+
+	"podline.dev/pkg/clock"
+	"podline.dev/services/kubelet/internal/backoff"
+	"podline.dev/services/kubelet/internal/events"
+	"podline.dev/services/kubelet/internal/network"
+	"podline.dev/services/kubelet/internal/runtime"
+	"podline.dev/services/kubelet/internal/volumes"
+)
+
+// TracerName is the kubelet's tracer.
+const TracerName = "podline.dev/services/kubelet"
+
+// Manager carries out pod actions on the runtime and the network.
+type Manager struct {
+	runtime  runtime.Runtime
+	network  network.Network
+	recorder events.Recorder
+	probes   ProbeResults
+	source   volumes.Source
+	clock    clock.Clock
+	log      *slog.Logger
+	rootDir  string
+	tracer   trace.Tracer
+
+	crashBackoff *backoff.Backoff
+	imageBackoff *backoff.Backoff
+	Reasons      *ReasonCache
+}
+
+// Config is what a Manager needs.
+type Config struct {
+	Runtime  runtime.Runtime
+	Network  network.Network
+	Recorder events.Recorder
+	Probes   ProbeResults
+	Source   volumes.Source
+	Clock    clock.Clock
+	Log      *slog.Logger
+	// RootDir holds logs and per-pod files (/var/lib/kubelet).
+	RootDir string
+	// CrashBackoff and ImageBackoff default to 10 s doubling to 5 min.
+	CrashBackoff *backoff.Backoff
+	ImageBackoff *backoff.Backoff
+}
+
+// NewManager returns a Manager.
+func NewManager(cfg Config) *Manager {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.CrashBackoff == nil {
+		cfg.CrashBackoff = backoff.New(cfg.Clock, backoff.DefaultInitial, backoff.DefaultMax)
+	}
+	if cfg.ImageBackoff == nil {
+		cfg.ImageBackoff = backoff.New(cfg.Clock, backoff.DefaultInitial, backoff.DefaultMax)
+	}
+	return &Manager{
+		runtime: cfg.Runtime, network: cfg.Network, recorder: cfg.Recorder, probes: cfg.Probes, source: cfg.Source,
+		clock: cfg.Clock, log: cfg.Log, rootDir: cfg.RootDir, tracer: otel.Tracer(TracerName),
+		crashBackoff: cfg.CrashBackoff, imageBackoff: cfg.ImageBackoff, Reasons: NewReasonCache(),
+	}
+}
+
+// GC forgets backoffs idle for long.
+func (m *Manager) GC() {
+	m.crashBackoff.GC()
+	m.imageBackoff.GC()
+}

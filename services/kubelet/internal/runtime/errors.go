@@ -1,0 +1,12 @@
+package runtime
+
+import "errors"
+
+var (
+	// ErrNotFound: no sandbox, container or image by that name.
+	ErrNotFound = errors.New("not found")
+	// ErrImageNotPresent: the image a container needs is not on the node.
+	ErrImageNotPresent = errors.New("image not present")
+	// ErrNotRunning: the container has no running process (exec, attach).
+	ErrNotRunning = errors.New("container is not running")
+)

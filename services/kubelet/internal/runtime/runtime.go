@@ -1,0 +1,193 @@
+package runtime
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Runtime runs pod sandboxes and their containers. Calls are safe for
+// concurrent use. Errors wrap the sentinels in errors.go where one fits.
+type Runtime interface {
+	// Version names the runtime ("containerd", "v2.4.2").
+	Version(ctx context.Context) (name, version string, err error)
+
+	// RunPodSandbox creates and starts the pod's sandbox: a network
+	// namespace of its own (unless HostNetwork) held open by a pause
+	// container. Networking (CNI) is the caller's next step.
+	RunPodSandbox(ctx context.Context, cfg *SandboxConfig) (*Sandbox, error)
+	// SetSandboxIPs records the IPs the network gave the sandbox.
+	SetSandboxIPs(ctx context.Context, id string, ips []string) error
+	// StopPodSandbox stops the pause container and releases the network
+	// namespace; the caller has stopped the containers and torn down the
+	// network first. Stopping a stopped or missing sandbox is not an error.
+	StopPodSandbox(ctx context.Context, id string) error
+	// RemovePodSandbox deletes a stopped sandbox; missing is not an error.
+	RemovePodSandbox(ctx context.Context, id string) error
+	// ListPodSandboxes lists sandboxes, of one pod when podUID is not "".
+	ListPodSandboxes(ctx context.Context, podUID string) ([]*Sandbox, error)
+
+	// CreateContainer creates a container in a sandbox from an image that
+	// is present (ErrImageNotPresent otherwise).
+	CreateContainer(ctx context.Context, sandbox *Sandbox, cfg *ContainerConfig) (id string, err error)
+	StartContainer(ctx context.Context, id string) error
+	// StopContainer sends the stop signal and, after timeout, SIGKILL; it
+	// returns once the process has exited. Stopping a stopped container is
+	// not an error.
+	StopContainer(ctx context.Context, id string, timeout time.Duration) error
+	// RemoveContainer deletes a container (stopping it first with SIGKILL).
+	RemoveContainer(ctx context.Context, id string) error
+	// ListContainers lists containers, of one pod when podUID is not "".
+	ListContainers(ctx context.Context, podUID string) ([]*Container, error)
+
+	// ExecSync runs cmd in a running container and waits up to timeout.
+	ExecSync(ctx context.Context, id string, cmd []string, timeout time.Duration) (*ExecResult, error)
+	// Exec runs a command with streams attached, until it exits or ctx ends.
+	Exec(ctx context.Context, id string, opts ExecOptions) (exitCode int, err error)
+
+	// PullImage fetches and unpacks ref and returns its image ID.
+	PullImage(ctx context.Context, ref string) (imageID string, err error)
+	// ImageStatus returns the image if present, ErrNotFound otherwise.
+	ImageStatus(ctx context.Context, ref string) (*Image, error)
+	ListImages(ctx context.Context) ([]*Image, error)
+}
+
+// PodRef names a pod on the runtime's objects.
+type PodRef struct {
+	UID       string
+	Name      string
+	Namespace string
+}
+
+// SandboxConfig is what RunPodSandbox needs.
+type SandboxConfig struct {
+	Pod         PodRef
+	Hostname    string
+	HostNetwork bool
+	// Attempt counts the sandboxes this pod had before.
+	Attempt int
+	// LogDir is the pod's log directory.
+	LogDir string
+}
+
+// SandboxState is whether the pause container runs.
+type SandboxState string
+
+const (
+	SandboxReady    SandboxState = "Ready"
+	SandboxNotReady SandboxState = "NotReady"
+)
+
+// Sandbox is one pod sandbox.
+type Sandbox struct {
+	ID          string
+	Pod         PodRef
+	State       SandboxState
+	CreatedAt   time.Time
+	Attempt     int
+	HostNetwork bool
+	// NetNSPath is the network namespace ("" with HostNetwork).
+	NetNSPath string
+	// IPs recorded with SetSandboxIPs.
+	IPs []string
+}
+
+// Mount binds a host path into a container.
+type Mount struct {
+	HostPath      string
+	ContainerPath string
+	ReadOnly      bool
+}
+
+// Resources become the container's cgroup limits.
+type Resources struct {
+	// CPUShares from the cpu request (1024 per core; at least 2).
+	CPUShares uint64
+	// CPUQuota and CPUPeriod from the cpu limit (microseconds); 0: none.
+	CPUQuota  int64
+	CPUPeriod uint64
+	// MemoryLimit in bytes from the memory limit; 0: none.
+	MemoryLimit int64
+}
+
+// ContainerConfig is what CreateContainer needs.
+type ContainerConfig struct {
+	Name  string
+	Image string
+	// Command replaces the image's entrypoint and Args its cmd, as in a
+	// pod spec; either may be empty to keep the image's.
+	Command    []string
+	Args       []string
+	Env        []string // "KEY=value"
+	WorkingDir string
+	Mounts     []Mount
+	Resources  Resources
+	Attempt    int
+	Init       bool
+	Hash       string
+	LogPath    string
+	Hostname   string
+	TTY        bool
+	Stdin      bool
+}
+
+// ContainerState is a container's state in the runtime.
+type ContainerState string
+
+const (
+	ContainerCreated ContainerState = "Created"
+	ContainerRunning ContainerState = "Running"
+	ContainerExited  ContainerState = "Exited"
+	ContainerUnknown ContainerState = "Unknown"
+)
+
+// Container is one container instance.
+type Container struct {
+	ID        string
+	SandboxID string
+	Pod       PodRef
+	Name      string
+	Attempt   int
+	Init      bool
+	Hash      string
+	// Image is the image as the spec named it; ImageID what ran.
+	Image      string
+	ImageID    string
+	State      ContainerState
+	CreatedAt  time.Time
+	StartedAt  time.Time
+	FinishedAt time.Time
+	ExitCode   int
+	// Reason for an exited container: "Completed", "Error", "OOMKilled".
+	Reason  string
+	Message string
+	LogPath string
+}
+
+// Image is an image on the node.
+type Image struct {
+	// ID is the image's digest ("sha256:...").
+	ID          string
+	RepoTags    []string
+	RepoDigests []string
+	Size        int64
+}
+
+// ExecResult is the outcome of ExecSync.
+type ExecResult struct {
+	Stdout, Stderr []byte
+	ExitCode       int
+}
+
+// TermSize is a terminal's size.
+type TermSize struct{ Width, Height uint16 }
+
+// ExecOptions are the streams of an interactive exec.
+type ExecOptions struct {
+	Cmd    []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	TTY    bool
+	Resize <-chan TermSize
+}

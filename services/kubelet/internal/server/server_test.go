@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	corev1 "podline.dev/proto/core/v1"
+	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/kubelet/internal/runtime"
+)
+
+type pods map[string]*corev1.Pod
+
+func (p pods) Pod(ns, name string) (*corev1.Pod, bool) {
+	pod, ok := p[ns+"/"+name]
+	return pod, ok
+}
+
+// setup runs a server over a fake runtime with pod web: its container
+// "c" ran once (attempt 0, exited) and runs again (attempt 1).
+func setup(t *testing.T) (*httptest.Server, *runtime.Fake, string) {
+	t.Helper()
+	rt := runtime.NewFake(nil)
+	rt.AddImage("img:1", 1)
+	dir := t.TempDir()
+	ctx := context.Background()
+	sb, _ := rt.RunPodSandbox(ctx, &runtime.SandboxConfig{Pod: runtime.PodRef{UID: "u1", Name: "web", Namespace: "default"}})
+	for attempt, content := range []string{"first run\n", "line 1\nline 2\nline 3\n"} {
+		p := filepath.Join(dir, "c", string(rune('0'+attempt))+".log")
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		_ = os.WriteFile(p, []byte(content), 0o644)
+		id, _ := rt.CreateContainer(ctx, sb, &runtime.ContainerConfig{Name: "c", Image: "img:1", Attempt: attempt, LogPath: p})
+		_ = rt.StartContainer(ctx, id)
+		if attempt == 0 {
+			rt.Exit(id, 1)
+		}
+	}
+	pod := &corev1.Pod{Metadata: &metav1.ObjectMeta{Name: "web", Namespace: "default", Uid: "u1"}}
+	s := New(Config{}, pods{"default/web": pod}, rt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv, rt, filepath.Join(dir, "c", "1.log")
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestLogs(t *testing.T) {
+	srv, _, _ := setup(t)
+	base := srv.URL + "/containerLogs/default/web/c"
+	for _, tc := range []struct {
+		query string
+		code  int
+		body  string
+	}{
+		{"", 200, "line 1\nline 2\nline 3\n"},
+		{"?tailLines=2", 200, "line 2\nline 3\n"},
+		{"?tailLines=0", 200, ""},
+		{"?limitBytes=6", 200, "line 1"},
+		{"?previous=true", 200, "first run\n"},
+	} {
+		code, body := get(t, base+tc.query)
+		if code != tc.code || body != tc.body {
+			t.Errorf("%q: %d %q, want %d %q", tc.query, code, body, tc.code, tc.body)
+		}
+	}
+	if code, _ := get(t, srv.URL+"/containerLogs/default/nope/c"); code != 404 {
+		t.Errorf("unknown pod: %d", code)
+	}
+}
+
+func TestLogsFollowStreamsWhatIsAppended(t *testing.T) {
+	srv, _, path := setup(t)
+	resp, err := http.Get(srv.URL + "/containerLogs/default/web/c?follow=true&tailLines=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 64)
+	n, _ := io.ReadAtLeast(resp.Body, buf, len("line 3\n"))
+	if string(buf[:n]) != "line 3\n" {
+		t.Fatalf("tail %q", buf[:n])
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	_, _ = f.WriteString("line 4\n")
+	f.Close()
+	done := make(chan string)
+	go func() {
+		n, _ := io.ReadAtLeast(resp.Body, buf, len("line 4\n"))
+		done <- string(buf[:n])
+	}()
+	select {
+	case got := <-done:
+		if got != "line 4\n" {
+			t.Fatalf("followed %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing followed")
+	}
+}
+
+func TestExecWithoutAnUpgradeAnswersTheOutput(t *testing.T) {
+	srv, rt, _ := setup(t)
+	rt.SetExecFunc(func(c *runtime.Container, cmd []string) (*runtime.ExecResult, error) {
+		return &runtime.ExecResult{Stdout: []byte(strings.Join(cmd, " ")), ExitCode: 3}, nil
+	})
+	resp, err := http.Post(srv.URL+"/exec/default/web/c?command=echo&command=hi", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if string(b) != "echo hi" || resp.Header.Get("X-Exit-Code") != "3" {
+		t.Fatalf("%q exit %s", b, resp.Header.Get("X-Exit-Code"))
+	}
+}
+
+func TestExecOverTheChannelProtocol(t *testing.T) {
+	srv, rt, _ := setup(t)
+	rt.SetExecFunc(func(c *runtime.Container, cmd []string) (*runtime.ExecResult, error) {
+		return &runtime.ExecResult{Stdout: []byte("out"), Stderr: []byte("err"), ExitCode: 2}, nil
+	})
+	d := websocket.Dialer{Subprotocols: []string{ProtocolV5}}
+	conn, resp, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/exec/default/web/c?command=sh&stdout=1&stderr=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if resp.Header.Get("Sec-WebSocket-Protocol") != ProtocolV5 {
+		t.Fatalf("protocol %q", resp.Header.Get("Sec-WebSocket-Protocol"))
+	}
+	streams := map[byte]string{}
+	for {
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			break
+		}
+		streams[msg[0]] += string(msg[1:])
+	}
+	if streams[streamStdout] != "out" || streams[streamStderr] != "err" {
+		t.Fatalf("streams %q", streams)
+	}
+	var st status
+	if err := json.Unmarshal([]byte(streams[streamError]), &st); err != nil || st.Status != "Failure" || st.Reason != "NonZeroExitCode" ||
+		st.Details.Causes[0].Message != "2" {
+		t.Fatalf("status %s (%v)", streams[streamError], err)
+	}
+}

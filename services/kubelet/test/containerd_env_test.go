@@ -1,0 +1,492 @@
+package test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	containerd "github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/pkg/netns"
+	cnins "github.com/containernetworking/plugins/pkg/ns"
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
+
+	"podline.dev/pkg/client"
+	corev1 "podline.dev/proto/core/v1"
+	"podline.dev/services/apiserver/apiservertest"
+)
+
+// sharedContainerd is one containerd for all tests of the package, with
+// the test images imported: started on first use, stopped by TestMain.
+type sharedContainerd struct {
+	repo, dir, socket, config string
+	cmd                       *exec.Cmd
+	log                       *os.File
+	client                    *containerd.Client
+	kubelet                   string // the kubelet binary
+	imagesFrom                []string
+}
+
+var (
+	ctrdOnce sync.Once
+	ctrd     *sharedContainerd
+	ctrdSkip string
+	ctrdErr  error
+)
+
+// repoRoot finds the directory holding go.work.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.work not found above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// skipReason says why containerd cannot run here, or "".
+func skipReason(repo string) string {
+	if os.Geteuid() != 0 {
+		return "containerd tests need root (run the tests as root)"
+	}
+	if _, err := exec.LookPath("runc"); err != nil {
+		return "containerd tests need runc in PATH (apt-get install runc, or make kubelet-test-deps)"
+	}
+	for _, b := range []string{"containerd", "containerd-shim-runc-v2"} {
+		if _, err := os.Stat(filepath.Join(repo, "bin", b)); err != nil {
+			return fmt.Sprintf("containerd tests need bin/%s (make kubelet-test-deps builds it)", b)
+		}
+	}
+	for _, p := range []string{"bridge", "host-local", "loopback"} {
+		if _, err := os.Stat(filepath.Join(cniBinDir, p)); err != nil {
+			return fmt.Sprintf("containerd tests need the CNI plugin %s in %s (apt-get install containernetworking-plugins)", p, cniBinDir)
+		}
+	}
+	if _, err := os.Stat("/sys/fs/cgroup"); err != nil {
+		return "containerd tests need /sys/fs/cgroup"
+	}
+	return ""
+}
+
+const cniBinDir = "/usr/lib/cni"
+
+// requireContainerd starts the shared containerd, or skips the test.
+func requireContainerd(t testing.TB) *sharedContainerd {
+	t.Helper()
+	ctrdOnce.Do(func() {
+		repo, err := repoRoot()
+		if err != nil {
+			ctrdErr = err
+			return
+		}
+		if ctrdSkip = skipReason(repo); ctrdSkip != "" {
+			return
+		}
+		ctrd, ctrdErr = startSharedContainerd(repo)
+	})
+	if ctrdSkip != "" {
+		t.Skip(ctrdSkip)
+	}
+	if ctrdErr != nil {
+		t.Fatal(ctrdErr)
+	}
+	return ctrd
+}
+
+func startSharedContainerd(repo string) (*sharedContainerd, error) {
+	dir, err := os.MkdirTemp("", "podline-kubelet-test-")
+	if err != nil {
+		return nil, err
+	}
+	s := &sharedContainerd{repo: repo, dir: dir, socket: filepath.Join(dir, "containerd.sock"), config: filepath.Join(dir, "containerd.toml")}
+	cfg := fmt.Sprintf(`version = 3
+root = %q
+state = %q
+disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "io.containerd.cri.v1.images",
+  "io.containerd.podsandbox.controller.v1.podsandbox", "io.containerd.nri.v1.nri",
+  "io.containerd.internal.v1.tracing", "io.containerd.tracing.processor.v1.otlp"]
+[grpc]
+  address = %q
+[ttrpc]
+  address = %q
+[plugins."io.containerd.internal.v1.opt"]
+  path = %q
+`, filepath.Join(dir, "root"), filepath.Join(dir, "state"), s.socket, s.socket+".ttrpc", filepath.Join(dir, "opt"))
+	if err := os.WriteFile(s.config, []byte(cfg), 0o644); err != nil {
+		return nil, err
+	}
+	if s.log, err = os.Create(filepath.Join(dir, "containerd.log")); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	t1 := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	kubelet, err := buildStatic(dir, "podline.dev/services/kubelet/cmd/kubelet", "kubelet")
+	if err != nil {
+		return s, err
+	}
+	s.kubelet = kubelet
+	t2 := time.Now()
+	if s.imagesFrom, err = importImages(ctx, s.client, dir); err != nil {
+		return s, err
+	}
+	if os.Getenv("KUBELET_TEST_LOG") != "" {
+		fmt.Fprintf(os.Stderr, "containerd up in %s, kubelet built in %s, images in %s\n", t1.Sub(t0), t2.Sub(t1), time.Since(t2))
+	}
+	return s, nil
+}
+
+// start runs containerd and connects to it.
+func (s *sharedContainerd) start() error {
+	s.cmd = exec.Command(filepath.Join(s.repo, "bin", "containerd"), "--config", s.config)
+	s.cmd.Env = append(os.Environ(), "PATH="+filepath.Join(s.repo, "bin")+":"+os.Getenv("PATH"))
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := containerd.New(s.socket, containerd.WithDefaultNamespace("k8s.io"), containerd.WithTimeout(time.Second))
+		if err == nil {
+			if ok, _ := c.IsServing(context.Background()); ok {
+				if s.client != nil {
+					s.client.Close()
+				}
+				s.client = c
+				return nil
+			}
+			c.Close()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("containerd did not start: %v (log %s)", err, s.log.Name())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// restart stops containerd (its shims and containers keep running) and
+// starts it again on the same state.
+func (s *sharedContainerd) restart() error {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = s.cmd.Wait()
+	return s.start()
+}
+
+// wipe deletes every task and container in the k8s.io namespace.
+func (s *sharedContainerd) wipe() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := s.client.Containers(ctx)
+	if err != nil {
+		return
+	}
+	for _, c := range cs {
+		if task, err := c.Task(ctx, nil); err == nil {
+			_, _ = task.Delete(ctx, containerd.WithProcessKill)
+		}
+		_ = c.Delete(ctx, containerd.WithSnapshotCleanup)
+	}
+}
+
+func stopSharedContainerd() {
+	if ctrd == nil {
+		return
+	}
+	if ctrd.client != nil {
+		ctrd.wipe()
+		ctrd.client.Close()
+	}
+	if ctrd.cmd != nil && ctrd.cmd.Process != nil {
+		_ = ctrd.cmd.Process.Signal(syscall.SIGTERM)
+		_ = ctrd.cmd.Wait()
+	}
+	unmountUnder(ctrd.dir)
+	if os.Getenv("KUBELET_TEST_KEEP") == "" {
+		_ = os.RemoveAll(ctrd.dir)
+	}
+}
+
+// unmountUnder lazily unmounts everything mounted below dir.
+func unmountUnder(dir string) {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return
+	}
+	var mounts []string
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && strings.HasPrefix(f[4], dir+"/") {
+			mounts = append(mounts, f[4])
+		}
+	}
+	for i := len(mounts) - 1; i >= 0; i-- {
+		_ = unix.Unmount(mounts[i], unix.MNT_DETACH)
+	}
+}
+
+// realNode is one kubelet process on the shared containerd, in a network
+// namespace of its own (its "node"), talking to its own apiserver.
+type realNode struct {
+	t          testing.TB
+	ctrd       *sharedContainerd
+	dir        string
+	name       string
+	api        *apiservertest.Server
+	pods       *client.Client[*corev1.Pod]
+	nodeNS     string
+	podCIDR    string
+	gateway    string
+	cgroupRoot string
+	args       []string
+	cmd        *exec.Cmd
+	exited     chan struct{}
+	log        *os.File
+}
+
+// startRealNode runs a kubelet on the shared containerd.
+func startRealNode(t testing.TB, extraArgs ...string) *realNode {
+	t.Helper()
+	c := requireContainerd(t)
+	dir := t.TempDir()
+	n := &realNode{
+		t: t, ctrd: c, dir: dir, name: "node-real",
+		podCIDR: "10.244.77.0/24", gateway: "10.244.77.1",
+		cgroupRoot: fmt.Sprintf("/podline-test-%d", os.Getpid()),
+	}
+	n.api = apiservertest.Start(t)
+	n.pods = client.Pods(n.api.Conn)
+	apiSock := filepath.Join(dir, "api.sock")
+	if err := proxyUnixToTCP(t, apiSock, n.api.Addr); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := netns.NewNetNS(filepath.Join(dir, "node-netns"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.nodeNS = ns.GetPath()
+	if err := cnins.WithNetNSPath(n.nodeNS, func(cnins.NetNS) error {
+		lo, err := netlink.LinkByName("lo")
+		if err != nil {
+			return err
+		}
+		return netlink.LinkSetUp(lo)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	confDir := filepath.Join(dir, "net.d")
+	_ = os.MkdirAll(confDir, 0o755)
+	conf := fmt.Sprintf(`{
+  "cniVersion": "1.0.0",
+  "name": "podline-test",
+  "plugins": [{
+    "type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+    "ipam": {"type": "host-local", "ranges": [[{"subnet": "${POD_CIDR}"}]], "routes": [{"dst": "0.0.0.0/0"}], "dataDir": %q}
+  }]
+}`, filepath.Join(dir, "ipam"))
+	if err := os.WriteFile(filepath.Join(confDir, "10-test.conflist"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.args = append([]string{
+		"--apiserver", "unix://" + apiSock,
+		"--node-name", n.name,
+		"--pod-cidr", n.podCIDR,
+		"--node-ip", n.gateway,
+		"--containerd-address", c.socket,
+		"--cni-conf-dir", confDir,
+		"--cni-bin-dir", cniBinDir,
+		"--cni-cache-dir", filepath.Join(dir, "cni-cache"),
+		"--netns-dir", filepath.Join(dir, "netns"),
+		"--root-dir", filepath.Join(dir, "kubelet"),
+		"--static-pod-path", "",
+		"--registry-config-dir", filepath.Join(dir, "certs.d"),
+		"--cgroup-root", n.cgroupRoot,
+		"--port", "10250",
+		"--sync-frequency", "1s",
+		"--relist-period", "100ms",
+		"--node-status-update-frequency", "500ms",
+		"--node-lease-renew-interval", "1s",
+		"--crashloop-max-restart-period", "2s",
+		"-v", "debug",
+	}, extraArgs...)
+	if n.log, err = os.Create(filepath.Join(dir, "kubelet.log")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.cleanup)
+	n.startKubelet()
+	nodes := client.Nodes(n.api.Conn)
+	eventually(t, 30*time.Second, "node Ready", func() (bool, string) {
+		node, err := nodes.Get(context.Background(), "", n.name)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, c := range node.GetStatus().GetConditions() {
+			if c.GetType() == "Ready" {
+				return c.GetStatus() == "True", c.GetMessage()
+			}
+		}
+		return false, "no Ready condition"
+	})
+	return n
+}
+
+// startKubelet runs the kubelet binary inside the node's network namespace.
+func (n *realNode) startKubelet() {
+	n.t.Helper()
+	cmd := exec.Command(n.ctrd.kubelet, n.args...)
+	cmd.Stdout, cmd.Stderr = n.log, n.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A process forked from a thread in the namespace starts in it.
+	if err := cnins.WithNetNSPath(n.nodeNS, func(cnins.NetNS) error { return cmd.Start() }); err != nil {
+		n.t.Fatal(err)
+	}
+	n.cmd = cmd
+	n.exited = make(chan struct{})
+	go func() { _ = cmd.Wait(); close(n.exited) }()
+}
+
+// killKubelet stops the kubelet with SIGKILL: nothing is cleaned up.
+func (n *realNode) killKubelet() {
+	_ = n.cmd.Process.Kill()
+	<-n.exited
+}
+
+func (n *realNode) stopKubelet() {
+	select {
+	case <-n.exited:
+		return
+	default:
+	}
+	_ = n.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-n.exited:
+	case <-time.After(10 * time.Second):
+		_ = n.cmd.Process.Kill()
+		<-n.exited
+	}
+}
+
+func (n *realNode) cleanup() {
+	n.stopKubelet()
+	if n.t.Failed() || os.Getenv("KUBELET_TEST_LOG") != "" {
+		if b, err := os.ReadFile(n.log.Name()); err == nil {
+			lines := strings.Split(string(b), "\n")
+			if len(lines) > 150 {
+				lines = lines[len(lines)-150:]
+			}
+			n.t.Logf("kubelet log (last lines):\n%s", strings.Join(lines, "\n"))
+		}
+	}
+	n.log.Close()
+	n.ctrd.wipe()
+	entries, _ := os.ReadDir(filepath.Join(n.dir, "netns"))
+	for _, e := range entries {
+		_ = netns.LoadNetNS(filepath.Join(n.dir, "netns", e.Name())).Remove()
+	}
+	_ = netns.LoadNetNS(n.nodeNS).Remove()
+	unmountUnder(n.dir)
+	removeCgroups(n.cgroupRoot)
+}
+
+// removeCgroups removes a cgroup subtree in every hierarchy, leaves first.
+func removeCgroups(rel string) {
+	roots, _ := filepath.Glob("/sys/fs/cgroup/*")
+	roots = append(roots, "/sys/fs/cgroup")
+	for _, root := range roots {
+		top := filepath.Join(root, rel)
+		var dirs []string
+		_ = filepath.WalkDir(top, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		for i := len(dirs) - 1; i >= 0; i-- {
+			_ = unix.Rmdir(dirs[i])
+		}
+	}
+}
+
+// proxyUnixToTCP serves a unix socket that forwards to addr: the kubelet,
+// in its own network namespace, reaches the test's apiserver through it.
+func proxyUnixToTCP(t testing.TB, path, addr string) error {
+	lis, err := net.Listen("unix", path)
+	if err != nil {
+		return err
+	}
+	t.Cleanup(func() { lis.Close() })
+	go func() {
+		for {
+			c, err := lis.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				u, err := net.Dial("tcp", addr)
+				if err != nil {
+					return
+				}
+				defer u.Close()
+				done := make(chan struct{}, 2)
+				go func() { _, _ = io.Copy(u, c); done <- struct{}{} }()
+				go func() { _, _ = io.Copy(c, u); done <- struct{}{} }()
+				<-done
+			}()
+		}
+	}()
+	return nil
+}
+
+// dialInNode dials from the node's network namespace.
+func (n *realNode) dialInNode(ctx context.Context, network, addr string) (net.Conn, error) {
+	var conn net.Conn
+	err := cnins.WithNetNSPath(n.nodeNS, func(cnins.NetNS) error {
+		var err error
+		conn, err = (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, network, addr)
+		return err
+	})
+	return conn, err
+}
+
+// httpInNode is an HTTP client whose connections start in the node's
+// network namespace.
+func (n *realNode) httpInNode() *http.Client {
+	return &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DialContext: n.dialInNode, DisableKeepAlives: true}}
+}
+
+func (n *realNode) get(url string) (string, error) {
+	resp, err := n.httpInNode().Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return string(b), fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return string(b), err
+}

@@ -1,0 +1,12 @@
+package test
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	stopSharedContainerd()
+	os.Exit(code)
+}
