@@ -48,7 +48,7 @@ jaeger-image: bin/jaeger
 
 # Scheduler and node images join this list when their services exist in
 # compose.yaml (TODO: scheduler-image, images, push-demo).
-CLUSTER_IMAGES := etcd-image apiserver-image controller-manager-image jaeger-image
+CLUSTER_IMAGES := etcd-image apiserver-image controller-manager-image scheduler-image jaeger-image
 
 up: cluster-compose certs bin/kubectl $(CLUSTER_IMAGES)
 	@set -e; start=$$(date +%s); \
