@@ -2,7 +2,6 @@ package test
 
 import (
 	"bytes"
-	"context"
 	tasks "github.com/containerd/containerd/api/services/tasks/v1"
 	"os"
 	"path/filepath"
@@ -101,5 +100,4 @@ func TestContainerdRuntimeRunsASandboxAndAContainer(t *testing.T) {
 	if len(sbs) != 0 || len(cs) != 0 {
 		t.Fatalf("left: %v %v", sbs, cs)
 	}
-	_ = context.Background
 }

@@ -4,53 +4,52 @@ import (
 	"fmt"
 	"sync"
 
-	corev1 "podline.dev/proto/core/v1"
+	"podline.dev/pkg/client/record"
+	"podline.dev/pkg/object"
 )
 
 // Event types.
 const (
-	Normal  = "Normal"
-	Warning = "Warning"
+	Normal  = record.EventTypeNormal
+	Warning = record.EventTypeWarning
 )
+
+// Component is the source component of the kubelet's events.
+const Component = "kubelet"
 
 // Recorder records events about objects.
 type Recorder interface {
-	// Eventf records an event about ref (a pod, or one of its containers
-	// with FieldPath "spec.containers{name}").
-	Eventf(ref *corev1.ObjectReference, eventtype, reason, format string, args ...any)
+	// Eventf records an event about obj (a pod); fieldPath names the part
+	// of it the event is about ("spec.containers{web}"), or is "".
+	Eventf(obj object.Object, fieldPath, eventtype, reason, format string, args ...any)
 }
 
-// PodRef refers to a pod.
-func PodRef(pod *corev1.Pod) *corev1.ObjectReference {
-	md := pod.GetMetadata()
-	return &corev1.ObjectReference{
-		Kind: "Pod", ApiVersion: "v1", Namespace: md.GetNamespace(), Name: md.GetName(),
-		Uid: md.GetUid(), ResourceVersion: md.GetResourceVersion(),
-	}
-}
-
-// ContainerRef refers to one container of a pod.
-func ContainerRef(pod *corev1.Pod, container string, init bool) *corev1.ObjectReference {
-	ref := PodRef(pod)
+// ContainerPath is the fieldPath of one container of a pod.
+func ContainerPath(container string, init bool) string {
 	if init {
-		ref.FieldPath = "spec.initContainers{" + container + "}"
-	} else {
-		ref.FieldPath = "spec.containers{" + container + "}"
+		return "spec.initContainers{" + container + "}"
 	}
-	return ref
+	return "spec.containers{" + container + "}"
 }
 
-// NodeRef refers to a node.
-func NodeRef(name, uid string) *corev1.ObjectReference {
-	return &corev1.ObjectReference{Kind: "Node", ApiVersion: "v1", Name: name, Uid: uid}
+// FromRecord records through pkg/client/record, which writes the Events
+// (with source kubelet/<node>, folding repeats, in the object's trace).
+// record cannot name a part of an object yet, so fieldPath is dropped.
+type FromRecord struct{ R record.EventRecorder }
+
+var _ Recorder = FromRecord{}
+
+func (f FromRecord) Eventf(obj object.Object, _ string, eventtype, reason, format string, args ...any) {
+	f.R.Eventf(obj, eventtype, reason, format, args...)
 }
 
 // Recorded is one event a Fake saw.
 type Recorded struct {
-	Ref     *corev1.ObjectReference
-	Type    string
-	Reason  string
-	Message string
+	Object    string // namespace/name
+	FieldPath string
+	Type      string
+	Reason    string
+	Message   string
 }
 
 func (r Recorded) String() string { return r.Type + " " + r.Reason + " " + r.Message }
@@ -63,10 +62,10 @@ type Fake struct {
 
 var _ Recorder = (*Fake)(nil)
 
-func (f *Fake) Eventf(ref *corev1.ObjectReference, eventtype, reason, format string, args ...any) {
+func (f *Fake) Eventf(obj object.Object, fieldPath, eventtype, reason, format string, args ...any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.events = append(f.events, Recorded{Ref: ref, Type: eventtype, Reason: reason, Message: fmt.Sprintf(format, args...)})
+	f.events = append(f.events, Recorded{Object: object.Key(obj), FieldPath: fieldPath, Type: eventtype, Reason: reason, Message: fmt.Sprintf(format, args...)})
 }
 
 // Events returns what was recorded, in order.

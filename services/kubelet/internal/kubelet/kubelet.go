@@ -16,6 +16,7 @@ import (
 
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/client/cache"
+	"podline.dev/pkg/client/record"
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/object"
 	corev1 "podline.dev/proto/core/v1"
@@ -80,7 +81,7 @@ type Deps struct {
 	Conn    grpc.ClientConnInterface
 	Runtime runtime.Runtime
 	Network network.Network
-	// Recorder defaults to Events written through Conn.
+	// Recorder defaults to pkg/client/record writing through Conn.
 	Recorder events.Recorder
 	Clock    clock.Clock
 	Log      *slog.Logger
@@ -119,7 +120,7 @@ type Kubelet struct {
 	sourcesReady chan struct{}
 	staticReady  chan struct{}
 	staticSeen   sync.Once
-	apiRecorder  *events.APIRecorder
+	record       *record.Recorder // the default recorder, shut down with Run
 
 	startSlots chan struct{}
 
@@ -170,8 +171,8 @@ func New(cfg Config, deps Deps) (*Kubelet, error) {
 		startSlots: make(chan struct{}, cfg.ParallelPodStarts),
 	}
 	if kl.recorder == nil {
-		kl.apiRecorder = events.NewAPIRecorder(deps.Conn, cfg.NodeName, deps.Clock, deps.Log)
-		kl.recorder = kl.apiRecorder
+		kl.record = record.NewRecorder(deps.Conn, events.Component, cfg.NodeName, record.WithClock(deps.Clock), record.WithLogger(deps.Log))
+		kl.recorder = events.FromRecord{R: kl.record}
 	}
 	kl.volumes = volumes.NewManager(cfg.RootDir, apiSource{conn: deps.Conn}, deps.Log)
 	kl.status = status.NewManager(kl.pods, kl, deps.Log)
@@ -233,6 +234,9 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 		CrashBackoff: backoff.New(kl.clock, min(backoff.DefaultInitial, crashMax), crashMax),
 	})
 
+	if kl.record != nil {
+		defer kl.record.Shutdown() // last: after everything that records
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() {
@@ -245,9 +249,6 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 		}
 		kl.node.Run(ctx)
 	})
-	if kl.apiRecorder != nil {
-		wg.Go(func() { kl.apiRecorder.Run(ctx) })
-	}
 	wg.Go(func() { kl.status.Run(ctx, kl.cfg.StatusWorkers, kl.cfg.Resync) })
 
 	lw := &client.ListWatch[*corev1.Pod]{Client: kl.pods, FieldSelector: "spec.nodeName=" + kl.cfg.NodeName}

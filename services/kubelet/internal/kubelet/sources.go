@@ -25,6 +25,9 @@ func (kl *Kubelet) handleAPIPod(pod *corev1.Pod, deleted bool) {
 		if _, ok := kl.manager.remove(uid); ok {
 			kl.workers.UpdatePod(pod, podworkers.Kill, nil)
 		}
+		kl.admitMu.Lock()
+		delete(kl.rejected, uid)
+		kl.admitMu.Unlock()
 		return
 	}
 	isNew, changed := kl.manager.set(pod, false)

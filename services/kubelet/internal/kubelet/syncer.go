@@ -190,7 +190,7 @@ func (kl *Kubelet) mountVolumes(ctx context.Context, pod *corev1.Pod) (map[strin
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
-		kl.recorder.Eventf(events.PodRef(pod), events.Warning, "FailedMount", "%v", err)
+		kl.recorder.Eventf(pod, "", events.Warning, "FailedMount", "%v", err)
 		return nil, err
 	}
 	span.SetAttributes(attribute.Int("volumes", len(vols)))
@@ -254,7 +254,7 @@ func (kl *Kubelet) admit(ctx context.Context, pod *corev1.Pod, rs *kuberuntime.P
 
 // reject fails a pod the node cannot run.
 func (kl *Kubelet) reject(ctx context.Context, pod *corev1.Pod, res admission.Result) {
-	kl.recorder.Eventf(events.PodRef(pod), events.Warning, res.Reason, "%s", res.Message)
+	kl.recorder.Eventf(pod, "", events.Warning, res.Reason, "%s", res.Message)
 	st := proto.Clone(kl.withStatus(pod).GetStatus()).(*corev1.PodStatus)
 	if st == nil {
 		st = &corev1.PodStatus{}
@@ -356,6 +356,7 @@ func (kl *Kubelet) SyncTerminatedPod(ctx context.Context, pod *corev1.Pod) error
 			return err
 		}
 		kl.status.Forget(uid)
+		kl.forgetAdmission(uid)
 		return nil
 	}
 	if deleting && !static && pod.GetSpec() != nil {
@@ -374,8 +375,17 @@ func (kl *Kubelet) SyncTerminatedPod(ctx context.Context, pod *corev1.Pod) error
 	}
 	if !inConfig {
 		kl.status.Forget(uid)
+		kl.forgetAdmission(uid)
 	}
 	return nil
+}
+
+// forgetAdmission drops what admission remembers of a pod that is gone.
+func (kl *Kubelet) forgetAdmission(uid string) {
+	kl.admitMu.Lock()
+	defer kl.admitMu.Unlock()
+	delete(kl.admitted, uid)
+	delete(kl.rejected, uid)
 }
 
 func staticPodAnnotated(pod *corev1.Pod) bool {

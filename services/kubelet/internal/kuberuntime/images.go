@@ -46,14 +46,14 @@ func PullPolicy(c *corev1.Container) string {
 
 // ensureImage makes the container's image present per its pull policy.
 func (m *Manager) ensureImage(ctx context.Context, pod *corev1.Pod, c *corev1.Container, init bool) error {
-	ref := events.ContainerRef(pod, c.GetName(), init)
+	ref := events.ContainerPath(c.GetName(), init)
 	image := c.GetImage()
 	ctx, span := m.tracer.Start(ctx, "PullImage")
 	defer span.End()
 	span.SetAttributes(attribute.String("image", image), attribute.String("container", c.GetName()))
 	if _, err := reference.ParseNormalizedNamed(image); err != nil || image == "" {
 		msg := fmt.Sprintf("Failed to apply default image tag %q: couldn't parse image name %q: %v", image, image, err)
-		m.recorder.Eventf(ref, events.Warning, "InspectFailed", "%s", msg)
+		m.recorder.Eventf(pod, ref, events.Warning, "InspectFailed", "%s", msg)
 		return &waitErr{reason: ReasonInvalidImageName, message: msg}
 	}
 	policy := PullPolicy(c)
@@ -65,29 +65,29 @@ func (m *Manager) ensureImage(ctx context.Context, pod *corev1.Pod, c *corev1.Co
 	switch {
 	case policy == "Never" && !present:
 		msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", image)
-		m.recorder.Eventf(ref, events.Warning, ReasonErrImageNeverPull, "%s", msg)
+		m.recorder.Eventf(pod, ref, events.Warning, ReasonErrImageNeverPull, "%s", msg)
 		return &waitErr{reason: ReasonErrImageNeverPull, message: msg}
 	case present && policy != "Always":
 		span.SetAttributes(attribute.Bool("present", true))
-		m.recorder.Eventf(ref, events.Normal, "Pulled", "Container image %q already present on machine", image)
+		m.recorder.Eventf(pod, ref, events.Normal, "Pulled", "Container image %q already present on machine", image)
 		return nil
 	}
 	key := pod.GetMetadata().GetUid() + "_" + image
 	if m.imageBackoff.IsInBackOffSinceUpdate(key, m.clock.Now()) {
 		msg := fmt.Sprintf("Back-off pulling image %q", image)
-		m.recorder.Eventf(ref, events.Normal, "BackOff", "%s", msg)
-		m.recorder.Eventf(ref, events.Warning, "Failed", "Error: %s", ReasonImagePullBackOff)
+		m.recorder.Eventf(pod, ref, events.Normal, "BackOff", "%s", msg)
+		m.recorder.Eventf(pod, ref, events.Warning, "Failed", "Error: %s", ReasonImagePullBackOff)
 		return &waitErr{reason: ReasonImagePullBackOff, message: msg, retry: m.imageBackoff.RemainingSinceUpdate(key)}
 	}
-	m.recorder.Eventf(ref, events.Normal, "Pulling", "Pulling image %q", image)
+	m.recorder.Eventf(pod, ref, events.Normal, "Pulling", "Pulling image %q", image)
 	start := m.clock.Now()
 	_, err := m.runtime.PullImage(ctx, image)
 	if err != nil {
 		m.imageBackoff.Next(key, m.clock.Now())
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
-		m.recorder.Eventf(ref, events.Warning, "Failed", "Failed to pull image %q: %v", image, err)
-		m.recorder.Eventf(ref, events.Warning, "Failed", "Error: %s", ReasonErrImagePull)
+		m.recorder.Eventf(pod, ref, events.Warning, "Failed", "Failed to pull image %q: %v", image, err)
+		m.recorder.Eventf(pod, ref, events.Warning, "Failed", "Error: %s", ReasonErrImagePull)
 		return &waitErr{reason: ReasonErrImagePull, message: fmt.Sprintf("failed to pull image %q: %v", image, err), retry: m.imageBackoff.Get(key)}
 	}
 	took := m.clock.Since(start)
@@ -95,7 +95,7 @@ func (m *Manager) ensureImage(ctx context.Context, pod *corev1.Pod, c *corev1.Co
 	if img, err := m.runtime.ImageStatus(ctx, image); err == nil && img.Size > 0 {
 		size = fmt.Sprintf(" Image size: %d bytes.", img.Size)
 	}
-	m.recorder.Eventf(ref, events.Normal, "Pulled", "Successfully pulled image %q in %s (%s including waiting).%s", image, round(took), round(took), size)
+	m.recorder.Eventf(pod, ref, events.Normal, "Pulled", "Successfully pulled image %q in %s (%s including waiting).%s", image, round(took), round(took), size)
 	return nil
 }
 

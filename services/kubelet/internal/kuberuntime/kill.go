@@ -49,7 +49,7 @@ func (m *Manager) KillPod(ctx context.Context, pod *corev1.Pod, st *PodStatus, o
 			continue
 		}
 		if pod != nil && c.State == runtime.ContainerRunning {
-			m.recorder.Eventf(events.ContainerRef(pod, c.Name, c.Init), events.Normal, "Killing", "Stopping container %s", c.Name)
+			m.recorder.Eventf(pod, events.ContainerPath(c.Name, c.Init), events.Normal, "Killing", "Stopping container %s", c.Name)
 		}
 		wg.Go(func() {
 			if err := m.killContainer(ctx, pod, c, containerSpec(pod, c.Name), grace); err != nil {
@@ -99,7 +99,7 @@ func (m *Manager) killContainer(ctx context.Context, pod *corev1.Pod, c *runtime
 			ips = append(ips, ip.GetIp())
 		}
 		if msg, err := m.runHook(hctx, pod, spec, c.ID, ips, h, grace); err != nil {
-			m.recorder.Eventf(events.ContainerRef(pod, c.Name, c.Init), events.Warning, "FailedPreStopHook", "PreStopHook failed: %s", msg)
+			m.recorder.Eventf(pod, events.ContainerPath(c.Name, c.Init), events.Warning, "FailedPreStopHook", "PreStopHook failed: %s", msg)
 		}
 		cancel()
 	}

@@ -65,7 +65,7 @@ func (m *Manager) SyncPod(ctx context.Context, in SyncInput) SyncResult {
 
 	if actions.KillPod {
 		if actions.CreateSandbox && len(st.Sandboxes) > 0 {
-			m.recorder.Eventf(events.PodRef(pod), events.Normal, "SandboxChanged", "Pod sandbox changed, it will be killed and re-created.")
+			m.recorder.Eventf(pod, "", events.Normal, "SandboxChanged", "Pod sandbox changed, it will be killed and re-created.")
 		}
 		if err := m.KillPod(ctx, pod, st, nil); err != nil {
 			res.fail(err)
@@ -77,7 +77,7 @@ func (m *Manager) SyncPod(ctx context.Context, in SyncInput) SyncResult {
 	} else {
 		for _, k := range actions.Kill {
 			grace := gracePeriod(pod, k.Probe, nil)
-			m.recorder.Eventf(events.ContainerRef(pod, k.Name, false), events.Normal, "Killing", "%s", k.Message)
+			m.recorder.Eventf(pod, events.ContainerPath(k.Name, false), events.Normal, "Killing", "%s", k.Message)
 			if err := m.killContainer(ctx, pod, k.Container, containerSpec(pod, k.Name), grace); err != nil {
 				res.fail(err)
 				return res
@@ -160,7 +160,7 @@ func (m *Manager) createSandbox(ctx context.Context, pod *corev1.Pod, attempt in
 	hostNet := pod.GetSpec().GetHostNetwork()
 	if !hostNet {
 		if err := m.network.Status(); err != nil {
-			m.recorder.Eventf(events.PodRef(pod), events.Warning, "NetworkNotReady", "network is not ready: %v", err)
+			m.recorder.Eventf(pod, "", events.Warning, "NetworkNotReady", "network is not ready: %v", err)
 			return nil, err
 		}
 	}
@@ -175,7 +175,7 @@ func (m *Manager) createSandbox(ctx context.Context, pod *corev1.Pod, attempt in
 	})
 	endSpan(span, err)
 	if err != nil {
-		m.recorder.Eventf(events.PodRef(pod), events.Warning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %v", err)
+		m.recorder.Eventf(pod, "", events.Warning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %v", err)
 		return nil, err
 	}
 	span.SetAttributes(attribute.String("sandbox", sb.ID))
@@ -193,7 +193,7 @@ func (m *Manager) createSandbox(ctx context.Context, pod *corev1.Pod, attempt in
 		}
 		endSpan(span, err)
 		if err != nil {
-			m.recorder.Eventf(events.PodRef(pod), events.Warning, "FailedCreatePodSandBox",
+			m.recorder.Eventf(pod, "", events.Warning, "FailedCreatePodSandBox",
 				"Failed to create pod sandbox: failed to set up network for sandbox %q: %v", sb.ID, err)
 			cleanup := context.WithoutCancel(ctx)
 			_ = m.network.TearDownPod(cleanup, &network.PodNetwork{Name: md.GetName(), Namespace: md.GetNamespace(), UID: uid, SandboxID: sb.ID, NetNS: sb.NetNSPath})
@@ -261,7 +261,7 @@ func FormatPod(pod *corev1.Pod) string {
 // startContainer pulls, creates and starts one container, unless it is
 // in CrashLoopBackOff.
 func (m *Manager) startContainer(ctx context.Context, pod *corev1.Pod, sb *runtime.Sandbox, st *PodStatus, c *corev1.Container, init bool, vols map[string]string, env fieldpath.Env) error {
-	ref := events.ContainerRef(pod, c.GetName(), init)
+	ref := events.ContainerPath(c.GetName(), init)
 	attempt := 0
 	if l := st.Latest(c.GetName()); l != nil {
 		attempt = l.Attempt + 1
@@ -274,7 +274,7 @@ func (m *Manager) startContainer(ctx context.Context, pod *corev1.Pod, sb *runti
 	if last := st.LatestExited(c.GetName()); last != nil {
 		key := crashKey(pod, c)
 		if m.crashBackoff.IsInBackOffSince(key, last.FinishedAt) {
-			m.recorder.Eventf(ref, events.Warning, "BackOff", "Back-off restarting failed container %s in pod %s", c.GetName(), FormatPod(pod))
+			m.recorder.Eventf(pod, ref, events.Warning, "BackOff", "Back-off restarting failed container %s in pod %s", c.GetName(), FormatPod(pod))
 			return &waitErr{
 				reason:  ReasonCrashLoopBackOff,
 				message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", m.crashBackoff.Get(key), c.GetName(), FormatPod(pod)),
@@ -292,7 +292,7 @@ func (m *Manager) startContainer(ctx context.Context, pod *corev1.Pod, sb *runti
 
 	cfg, err := m.containerConfig(ctx, pod, c, init, attempt, vols, env)
 	if err != nil {
-		m.recorder.Eventf(ref, events.Warning, "Failed", "Error: %v", err)
+		m.recorder.Eventf(pod, ref, events.Warning, "Failed", "Error: %v", err)
 		return &waitErr{reason: ReasonCreateConfigErr, message: err.Error()}
 	}
 	cctx, span := m.tracer.Start(ctx, "CreateContainer")
@@ -300,26 +300,26 @@ func (m *Manager) startContainer(ctx context.Context, pod *corev1.Pod, sb *runti
 	id, err := m.runtime.CreateContainer(cctx, sb, cfg)
 	endSpan(span, err)
 	if err != nil {
-		m.recorder.Eventf(ref, events.Warning, "Failed", "Error: %v", err)
+		m.recorder.Eventf(pod, ref, events.Warning, "Failed", "Error: %v", err)
 		return &waitErr{reason: ReasonCreateContainerErr, message: err.Error()}
 	}
-	m.recorder.Eventf(ref, events.Normal, "Created", "Created container: %s", c.GetName())
+	m.recorder.Eventf(pod, ref, events.Normal, "Created", "Created container: %s", c.GetName())
 
 	sctx, span := m.tracer.Start(ctx, "StartContainer")
 	span.SetAttributes(attribute.String("container", c.GetName()), attribute.String("id", id))
 	err = m.runtime.StartContainer(sctx, id)
 	endSpan(span, err)
 	if err != nil {
-		m.recorder.Eventf(ref, events.Warning, "Failed", "Error: failed to start container %q: %v", c.GetName(), err)
+		m.recorder.Eventf(pod, ref, events.Warning, "Failed", "Error: failed to start container %q: %v", c.GetName(), err)
 		return &waitErr{reason: ReasonRunContainerError, message: err.Error()}
 	}
-	m.recorder.Eventf(ref, events.Normal, "Started", "Started container %s", c.GetName())
+	m.recorder.Eventf(pod, ref, events.Normal, "Started", "Started container %s", c.GetName())
 	m.log.Debug("container started", "pod", FormatPod(pod), "container", c.GetName(),
 		"image", pulled.Sub(start), "took", m.clock.Since(start))
 
 	if h := c.GetLifecycle().GetPostStart(); h != nil {
 		if msg, err := m.runHook(ctx, pod, c, id, env.PodIPs, h, 30*time.Second); err != nil {
-			m.recorder.Eventf(ref, events.Warning, "FailedPostStartHook", "PostStartHook failed: %s", msg)
+			m.recorder.Eventf(pod, ref, events.Warning, "FailedPostStartHook", "PostStartHook failed: %s", msg)
 			_ = m.runtime.StopContainer(context.WithoutCancel(ctx), id, gracePeriod(pod, nil, nil))
 			return &waitErr{reason: "PostStartHookError", message: msg}
 		}

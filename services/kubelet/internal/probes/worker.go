@@ -136,12 +136,12 @@ func (w *worker) probe(ctx context.Context) bool {
 		w.m.log.Debug("probe errored", "pod", w.pod.GetMetadata().GetNamespace()+"/"+w.pod.GetMetadata().GetName(),
 			"container", w.container.GetName(), "probe", w.kind, "err", err)
 		if w.m.recorder != nil {
-			w.m.recorder.Eventf(events.ContainerRef(w.pod, w.container.GetName(), false), events.Warning, "Unhealthy", "%s probe errored: %v", w.kind, err)
+			w.m.recorder.Eventf(w.pod, events.ContainerPath(w.container.GetName(), false), events.Warning, "Unhealthy", "%s probe errored: %v", w.kind, err)
 		}
 		return true
 	}
 	if result == Failure && w.m.recorder != nil {
-		w.m.recorder.Eventf(events.ContainerRef(w.pod, w.container.GetName(), false), events.Warning, "Unhealthy", "%s probe failed: %s", w.kind, msg)
+		w.m.recorder.Eventf(w.pod, events.ContainerPath(w.container.GetName(), false), events.Warning, "Unhealthy", "%s probe failed: %s", w.kind, msg)
 	}
 	r, report := w.tracker.Observe(result)
 	if !report {

@@ -1,6 +1,7 @@
 package resource
 
-import "errors"
+import quantity "podline.dev/pkg/resource"
 
-// ErrFormat is returned for a string that is not a quantity.
-var ErrFormat = errors.New("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+// ErrFormat is returned for a string that is not a quantity (it is
+// pkg/resource's error, which this package's parsing is).
+var ErrFormat = quantity.ErrFormatWrong

@@ -2,9 +2,10 @@ package resource
 
 import (
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
+
+	quantity "podline.dev/pkg/resource"
 )
 
 // Resource names the kubelet reads.
@@ -15,103 +16,24 @@ const (
 	EphemeralStorage = "ephemeral-storage"
 )
 
-var suffixes = map[string]*big.Rat{
-	"":   big.NewRat(1, 1),
-	"n":  big.NewRat(1, 1_000_000_000),
-	"u":  big.NewRat(1, 1_000_000),
-	"m":  big.NewRat(1, 1000),
-	"k":  big.NewRat(1000, 1),
-	"M":  big.NewRat(1_000_000, 1),
-	"G":  big.NewRat(1_000_000_000, 1),
-	"T":  new(big.Rat).SetInt64(1_000_000_000_000),
-	"P":  new(big.Rat).SetInt64(1_000_000_000_000_000),
-	"E":  new(big.Rat).SetInt64(1_000_000_000_000_000_000),
-	"Ki": new(big.Rat).SetInt64(1 << 10),
-	"Mi": new(big.Rat).SetInt64(1 << 20),
-	"Gi": new(big.Rat).SetInt64(1 << 30),
-	"Ti": new(big.Rat).SetInt64(1 << 40),
-	"Pi": new(big.Rat).SetInt64(1 << 50),
-	"Ei": new(big.Rat).SetInt64(1 << 60),
-}
-
-// parse reads s into an exact rational.
-func parse(s string) (*big.Rat, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil, ErrFormat
-	}
-	i := 0
-	if s[0] == '+' || s[0] == '-' {
-		i++
-	}
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
-		i++
-	}
-	num, suffix := s[:i], s[i:]
-	if num == "" || num == "+" || num == "-" {
-		return nil, ErrFormat
-	}
-	r, ok := new(big.Rat).SetString(num)
-	if !ok {
-		return nil, ErrFormat
-	}
-	if mult, ok := suffixes[suffix]; ok {
-		return r.Mul(r, mult), nil
-	}
-	if suffix[0] == 'e' || suffix[0] == 'E' {
-		exp, err := strconv.Atoi(suffix[1:])
-		if err != nil || exp > 30 || exp < -30 {
-			return nil, ErrFormat
-		}
-		ten := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil)
-		if exp >= 0 {
-			return r.Mul(r, new(big.Rat).SetInt(ten)), nil
-		}
-		return r.Quo(r, new(big.Rat).SetInt(ten)), nil
-	}
-	return nil, ErrFormat
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-// ceil rounds r up to an integer, as Quantity.Value and MilliValue do.
-func ceil(r *big.Rat) int64 {
-	q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
-	if m.Sign() > 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	if !q.IsInt64() {
-		if q.Sign() > 0 {
-			return 1<<63 - 1
-		}
-		return -1 << 63
-	}
-	return q.Int64()
-}
-
 // Value is the quantity in whole units, rounded up ("1.5Gi" -> 1610612736,
 // "100m" -> 1).
 func Value(s string) (int64, error) {
-	r, err := parse(s)
+	v, err := quantity.ParseValue(strings.TrimSpace(s))
 	if err != nil {
 		return 0, fmt.Errorf("%q: %w", s, err)
 	}
-	return ceil(r), nil
+	return v, nil
 }
 
 // MilliValue is the quantity in thousandths, rounded up ("100m" -> 100,
 // "2" -> 2000).
 func MilliValue(s string) (int64, error) {
-	r, err := parse(s)
+	v, err := quantity.ParseMilli(strings.TrimSpace(s))
 	if err != nil {
 		return 0, fmt.Errorf("%q: %w", s, err)
 	}
-	return ceil(r.Mul(r, big.NewRat(1000, 1))), nil
+	return v, nil
 }
 
 // Amount is one resource's quantity in the unit the kubelet counts it in:
