@@ -16,6 +16,7 @@ import (
 	"podline.dev/pkg/watch"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/internal/registry"
+	"podline.dev/services/apiserver/internal/storage"
 )
 
 // Register adds the gRPC service of each registry to s.
@@ -238,16 +239,14 @@ func (h *handler) newEvent(ev watch.Event) proto.Message {
 	fields := e.Descriptor().Fields()
 	e.Set(fields.ByName("type"), protoreflect.ValueOfString(string(ev.Type)))
 	if ev.Object != nil {
-		obj := ev.Object.ProtoReflect()
+		obj := ev.Object
 		if ev.Type == watch.Bookmark {
 			// Bookmarks carry apiVersion and kind on the wire, as Kubernetes' do.
 			res := h.reg.Resource
-			obj = proto.Clone(ev.Object).ProtoReflect()
-			of := obj.Descriptor().Fields()
-			obj.Set(of.ByName("api_version"), protoreflect.ValueOfString(res.Group.GroupVersion()))
-			obj.Set(of.ByName("kind"), protoreflect.ValueOfString(res.Kind))
+			obj = object.Copy(ev.Object)
+			storage.SetTypeMeta(obj, res.Group.GroupVersion(), res.Kind)
 		}
-		e.Set(fields.ByName("object"), protoreflect.ValueOfMessage(obj))
+		e.Set(fields.ByName("object"), protoreflect.ValueOfMessage(obj.ProtoReflect()))
 	}
 	return e.Interface()
 }

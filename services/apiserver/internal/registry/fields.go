@@ -3,8 +3,6 @@ package registry
 import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-
-	"podline.dev/pkg/object"
 )
 
 // Every kind is a message with fields api_version, kind, metadata and, for
@@ -58,27 +56,4 @@ func clearField(obj proto.Message, name protoreflect.Name) {
 	if fd := fieldOf(obj, name); fd != nil {
 		obj.ProtoReflect().Clear(fd)
 	}
-}
-
-// setTypeMeta fills apiVersion and kind.
-func setTypeMeta(obj object.Object, apiVersion, kind string) {
-	m := obj.ProtoReflect()
-	if fd := fieldOf(obj, "api_version"); fd != nil {
-		m.Set(fd, protoreflect.ValueOfString(apiVersion))
-	}
-	if fd := fieldOf(obj, "kind"); fd != nil {
-		m.Set(fd, protoreflect.ValueOfString(kind))
-	}
-}
-
-// typeMeta reads apiVersion and kind.
-func typeMeta(obj object.Object) (apiVersion, kind string) {
-	m := obj.ProtoReflect()
-	if fd := fieldOf(obj, "api_version"); fd != nil {
-		apiVersion = m.Get(fd).String()
-	}
-	if fd := fieldOf(obj, "kind"); fd != nil {
-		kind = m.Get(fd).String()
-	}
-	return apiVersion, kind
 }

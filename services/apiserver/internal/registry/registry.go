@@ -173,7 +173,7 @@ func (r *Registry) Create(ctx context.Context, namespace string, obj object.Obje
 	if generated {
 		md.Name = md.GenerateName + randomSuffix()
 	}
-	setTypeMeta(obj, r.codec.APIVersion, r.codec.Kind)
+	storage.SetTypeMeta(obj, r.codec.APIVersion, r.codec.Kind)
 	md.Uid = r.newUID()
 	md.CreationTimestamp = &metav1.Time{Seconds: r.now().Unix()}
 	md.DeletionTimestamp = nil
@@ -248,7 +248,7 @@ func (r *Registry) update(ctx context.Context, namespace, name string, obj objec
 	if _, err := storage.ParseResourceVersion(md.ResourceVersion); err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	setTypeMeta(obj, r.codec.APIVersion, r.codec.Kind)
+	storage.SetTypeMeta(obj, r.codec.APIVersion, r.codec.Kind)
 	var result object.Object
 	fn := func(cur object.Object) (object.Object, bool, error) {
 		if err := r.preconditionRV(md.ResourceVersion, cur); err != nil {

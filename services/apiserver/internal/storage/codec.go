@@ -66,7 +66,7 @@ func (c Codec) Decode(value []byte, rev int64) (object.Object, error) {
 		return nil, fmt.Errorf("storage: decode %s: %w", c.Kind, err)
 	}
 	SetResourceVersion(obj, rev)
-	setTypeMeta(obj, c.APIVersion, c.Kind)
+	SetTypeMeta(obj, c.APIVersion, c.Kind)
 	return obj, nil
 }
 
@@ -80,8 +80,8 @@ func SetResourceVersion(obj object.Object, rev int64) {
 	md.ResourceVersion = strconv.FormatInt(rev, 10)
 }
 
-// setTypeMeta fills apiVersion and kind, which every object carries.
-func setTypeMeta(obj object.Object, apiVersion, kind string) {
+// SetTypeMeta fills apiVersion and kind, which every object carries.
+func SetTypeMeta(obj object.Object, apiVersion, kind string) {
 	setField(obj, "api_version", protoreflect.ValueOfString(apiVersion))
 	setField(obj, "kind", protoreflect.ValueOfString(kind))
 }
