@@ -128,8 +128,18 @@ func TestMetricsEndpoint(t *testing.T) {
 	e.waitBound("fits", 10*time.Second)
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
+	// The unschedulable attempt is counted before the pod reaches its
+	// queue, so wait for the whole picture, then check each line.
+	wants := []string{
+		`scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1`,
+		`scheduler_e2e_scheduling_duration_seconds_count{profile="default-scheduler",result="scheduled"} 1`,
+		`scheduler_pending_pods{queue="unschedulable"} 1`,
+		`scheduler_pending_pods{queue="active"} 0`,
+		`scheduler_scheduling_attempt_duration_seconds_bucket`,
+		`scheduler_preemption_attempts_total 1`,
+	}
 	var text string
-	e.eventually(10*time.Second, "the metrics to show both attempts", func() bool {
+	e.eventually(10*time.Second, "the metrics to show both attempts and the queues", func() bool {
 		resp, err := srv.Client().Get(srv.URL)
 		if err != nil {
 			return false
@@ -137,16 +147,14 @@ func TestMetricsEndpoint(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		text = string(b)
-		return strings.Contains(text, `scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}`)
+		for _, want := range wants {
+			if !strings.Contains(text, want) {
+				return false
+			}
+		}
+		return true
 	})
-	for _, want := range []string{
-		`scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1`,
-		`scheduler_e2e_scheduling_duration_seconds_count{profile="default-scheduler",result="scheduled"} 1`,
-		`scheduler_pending_pods{queue="unschedulable"} 1`,
-		`scheduler_pending_pods{queue="active"} 0`,
-		`scheduler_scheduling_attempt_duration_seconds_bucket`,
-		`scheduler_preemption_attempts_total 1`,
-	} {
+	for _, want := range wants {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q", want)
 		}
