@@ -1,0 +1,324 @@
+package patch
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// FieldSet is a set of field paths in fieldsV1 terms. A path is a list of
+// elements: "f:<name>" a field, "k:<json object>" a list item by its merge
+// key, "v:<json>" a set member, "i:<n>" an item by index, "." the item
+// itself. A member is a leaf value, an atomic list or object, or a list
+// item's existence (a path ending in ".").
+type FieldSet map[string][]string
+
+const sep = "\x00"
+
+func (s FieldSet) add(path []string) { s[strings.Join(path, sep)] = append([]string(nil), path...) }
+
+// Has tells whether the path is a member.
+func (s FieldSet) Has(path []string) bool { _, ok := s[strings.Join(path, sep)]; return ok }
+
+// Union returns s ∪ o.
+func (s FieldSet) Union(o FieldSet) FieldSet {
+	out := make(FieldSet, len(s)+len(o))
+	for k, v := range s {
+		out[k] = v
+	}
+	for k, v := range o {
+		out[k] = v
+	}
+	return out
+}
+
+// Difference returns s − o.
+func (s FieldSet) Difference(o FieldSet) FieldSet {
+	out := FieldSet{}
+	for k, v := range s {
+		if _, ok := o[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Paths lists the members in a stable order.
+func (s FieldSet) Paths() [][]string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([][]string, len(keys))
+	for i, k := range keys {
+		out[i] = s[k]
+	}
+	return out
+}
+
+// MarshalFieldsV1 writes the set as Kubernetes' fieldsV1 JSON.
+func (s FieldSet) MarshalFieldsV1() string {
+	root := map[string]any{}
+	for _, p := range s {
+		node := root
+		for _, e := range p {
+			next, ok := node[e].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				node[e] = next
+			}
+			node = next
+		}
+	}
+	b, _ := json.Marshal(root) // map keys are sorted: the output is stable
+	return string(b)
+}
+
+// ParseFieldsV1 reads fieldsV1 JSON.
+func ParseFieldsV1(text string) (FieldSet, error) {
+	s := FieldSet{}
+	if strings.TrimSpace(text) == "" {
+		return s, nil
+	}
+	v, err := Decode([]byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("fieldsV1: %w", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("fieldsV1: expected an object")
+	}
+	var walk func(m map[string]any, path []string) error
+	walk = func(m map[string]any, path []string) error {
+		for k, v := range m {
+			child, ok := v.(map[string]any)
+			if !ok {
+				return fmt.Errorf("fieldsV1: %s is not an object", k)
+			}
+			p := appendPath(path, k)
+			if len(child) == 0 || k == "." {
+				s.add(p)
+			}
+			if err := walk(child, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return s, walk(m, nil)
+}
+
+// FieldsOf returns the members of an object's fields, following the list
+// rules of schema.go. skip says which top-level paths are not tracked.
+func FieldsOf(obj map[string]any, skip func(path []string) bool) FieldSet {
+	s := FieldSet{}
+	var walkObj func(m map[string]any, path, names []string)
+	var walkVal func(v any, path, names []string)
+	walkVal = func(v any, path, names []string) {
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) == 0 {
+				s.add(path)
+				return
+			}
+			walkObj(x, path, names)
+		case []any:
+			rule := Rule(names)
+			switch rule.Kind {
+			case Map:
+				for _, item := range x {
+					m, ok := item.(map[string]any)
+					if !ok {
+						continue
+					}
+					ip := appendPath(path, keyElement(rule.Key, m[rule.Key]))
+					s.add(appendPath(ip, "."))
+					walkObj(m, ip, names)
+				}
+				if len(x) == 0 {
+					s.add(path)
+				}
+			case Set:
+				for _, item := range x {
+					b, _ := json.Marshal(item)
+					s.add(appendPath(path, "v:"+string(b)))
+				}
+				if len(x) == 0 {
+					s.add(path)
+				}
+			default:
+				s.add(path)
+			}
+		default:
+			s.add(path)
+		}
+	}
+	walkObj = func(m map[string]any, path, names []string) {
+		for k, v := range m {
+			p := appendPath(path, "f:"+k)
+			if skip != nil && skip(p) {
+				continue
+			}
+			walkVal(v, p, appendPath(names, k))
+		}
+	}
+	walkObj(obj, nil, nil)
+	return s
+}
+
+func keyElement(key string, v any) string {
+	b, _ := json.Marshal(map[string]any{key: v})
+	return "k:" + string(b)
+}
+
+// ValueAt finds the value at a member path; ok is false when it is absent.
+func ValueAt(obj any, path []string) (any, bool) {
+	cur := obj
+	for _, e := range path {
+		switch {
+		case e == ".":
+		case strings.HasPrefix(e, "f:"):
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if cur, ok = m[e[2:]]; !ok {
+				return nil, false
+			}
+		default:
+			l, ok := cur.([]any)
+			if !ok {
+				return nil, false
+			}
+			i := findElement(l, e)
+			if i < 0 {
+				return nil, false
+			}
+			cur = l[i]
+		}
+	}
+	return cur, true
+}
+
+// findElement finds the list item a k:, v: or i: element names.
+func findElement(l []any, e string) int {
+	switch {
+	case strings.HasPrefix(e, "k:"):
+		want, err := DecodeObject([]byte(e[2:]))
+		if err != nil {
+			return -1
+		}
+		for i, item := range l {
+			m, ok := item.(map[string]any)
+			if !ok {
+				continue
+			}
+			match := true
+			for k, v := range want {
+				if !Equal(m[k], v) {
+					match = false
+				}
+			}
+			if match {
+				return i
+			}
+		}
+	case strings.HasPrefix(e, "v:"):
+		want, err := Decode([]byte(e[2:]))
+		if err != nil {
+			return -1
+		}
+		for i, item := range l {
+			if Equal(item, want) {
+				return i
+			}
+		}
+	case strings.HasPrefix(e, "i:"):
+		if i, err := strconv.Atoi(e[2:]); err == nil && i >= 0 && i < len(l) {
+			return i
+		}
+	}
+	return -1
+}
+
+// RemovePath deletes a member from obj in place: a field, a set member, or
+// (for a path ending in ".") a whole list item.
+func RemovePath(obj map[string]any, path []string) {
+	if len(path) == 0 {
+		return
+	}
+	if path[len(path)-1] == "." {
+		path = path[:len(path)-1]
+	}
+	parentPath, last := path[:len(path)-1], path[len(path)-1]
+	parent, ok := ValueAt(obj, parentPath)
+	if !ok {
+		return
+	}
+	switch p := parent.(type) {
+	case map[string]any:
+		if strings.HasPrefix(last, "f:") {
+			delete(p, last[2:])
+		}
+	case []any:
+		if i := findElement(p, last); i >= 0 {
+			setAt(obj, parentPath, append(p[:i:i], p[i+1:]...))
+		}
+	}
+}
+
+// setAt replaces the value at a field path (used to shorten a list).
+func setAt(obj map[string]any, path []string, v any) {
+	parent, ok := ValueAt(obj, path[:len(path)-1])
+	if !ok {
+		return
+	}
+	last := path[len(path)-1]
+	switch p := parent.(type) {
+	case map[string]any:
+		p[last[2:]] = v
+	case []any:
+		if i := findElement(p, last); i >= 0 {
+			p[i] = v
+		}
+	}
+}
+
+// PathString writes a member path as Kubernetes' conflict messages do:
+// .spec.template.spec.containers[name="web"].image.
+func PathString(path []string) string {
+	var b bytes.Buffer
+	for _, e := range path {
+		switch {
+		case e == ".":
+		case strings.HasPrefix(e, "f:"):
+			b.WriteString("." + e[2:])
+		case strings.HasPrefix(e, "k:"):
+			m, err := DecodeObject([]byte(e[2:]))
+			if err != nil {
+				b.WriteString("[" + e[2:] + "]")
+				continue
+			}
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			parts := make([]string, len(keys))
+			for i, k := range keys {
+				v, _ := json.Marshal(m[k])
+				parts[i] = k + "=" + string(v)
+			}
+			b.WriteString("[" + strings.Join(parts, ",") + "]")
+		case strings.HasPrefix(e, "v:"):
+			b.WriteString("[=" + e[2:] + "]")
+		case strings.HasPrefix(e, "i:"):
+			b.WriteString("[" + e[2:] + "]")
+		}
+	}
+	return b.String()
+}
