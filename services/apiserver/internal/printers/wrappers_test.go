@@ -112,4 +112,3 @@ func podCases() []*corev1.Pod {
 			Container("c", running(true)).Obj(),
 	}
 }
-
