@@ -1,7 +1,8 @@
-// Package watchcache is the in-memory watch cache of one resource inside
-// the apiserver (kube-apiserver's cacher and watchCache, written afresh):
-// the apiserver runs one etcd watch per resource and feeds every change to
-// Apply, and any number of list and watch requests are served from here.
+// Package watchcache is the in-memory watch cache of one resource
+// (kube-apiserver's cacher and watchCache, written afresh): the apiserver
+// runs one etcd watch per resource and feeds every change to Apply, and any
+// number of list and watch requests are served from here. The NATS fan-out
+// replicas (services/watchcache) keep the same cache, fed from JetStream.
 //
 // Three pieces fit together under one lock. The current state is a map
 // from object key to the latest object, which List reads and a watch from

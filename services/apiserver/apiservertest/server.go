@@ -10,8 +10,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"podline.dev/pkg/watchcache"
 	"podline.dev/services/apiserver/internal/server"
-	"podline.dev/services/apiserver/internal/watchcache"
 )
 
 // Server is a running test apiserver.

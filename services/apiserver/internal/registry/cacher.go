@@ -10,8 +10,8 @@ import (
 
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
+	"podline.dev/pkg/watchcache"
 	"podline.dev/services/apiserver/internal/storage"
-	"podline.dev/services/apiserver/internal/watchcache"
 )
 
 // Cacher keeps a resource's watch cache filled from one etcd watch: it lists

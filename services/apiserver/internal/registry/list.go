@@ -14,9 +14,9 @@ import (
 	"podline.dev/pkg/labels"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
+	"podline.dev/pkg/watchcache"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/internal/storage"
-	"podline.dev/services/apiserver/internal/watchcache"
 )
 
 // selection is a list or watch request's namespace and selectors.

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/watchcache"
 	_ "podline.dev/proto/all" // every kind's Go type
 	"podline.dev/proto/apis"
 	corev1 "podline.dev/proto/core/v1"
@@ -28,7 +29,6 @@ import (
 	"podline.dev/services/apiserver/internal/registry"
 	"podline.dev/services/apiserver/internal/rest"
 	"podline.dev/services/apiserver/internal/storage"
-	"podline.dev/services/apiserver/internal/watchcache"
 )
 
 // Config is what the apiserver needs to run.
