@@ -19,6 +19,7 @@ func NewHandler(ctx context.Context, conn *grpc.ClientConn, live, ready []Check)
 		runtime.WithErrorHandler(errorHandler),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithForwardResponseOption(forwardResponse),
+		runtime.WithForwardResponseRewriter(rewriteResponse),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 	)
 	for _, register := range all.Gateways {

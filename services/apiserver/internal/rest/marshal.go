@@ -29,14 +29,18 @@ func (marshaler) ContentType(any) string { return "application/json" }
 
 // Marshal writes messages as Kubernetes JSON. The gateway wraps each
 // message of a stream as {"result": m} and a stream's error as
-// {"error": status}; those become a watch event and an ERROR event.
+// {"error": status}; those become a watch event and an ERROR event. A
+// Table (table.go), not being a message, is written by encoding/json.
 func (marshaler) Marshal(v any) ([]byte, error) {
 	switch x := v.(type) {
 	case proto.Message:
 		return k8sjson.Marshal(x)
 	case map[string]any:
-		if m, ok := x["result"].(proto.Message); ok {
-			return k8sjson.Marshal(m)
+		switch r := x["result"].(type) {
+		case proto.Message:
+			return k8sjson.Marshal(r)
+		case tableEvent:
+			return json.Marshal(r)
 		}
 	case map[string]proto.Message:
 		if st, ok := x["error"].(*spb.Status); ok {

@@ -16,9 +16,11 @@ import (
 //     application/vnd.kubernetes.protobuf unless configured otherwise) is
 //     415 Unsupported Media Type, not a JSON syntax error;
 //   - an Accept header that no JSON answer satisfies (only protobuf, YAML,
-//     or a transformation such as as=Table) is 406 Not Acceptable; client-go
-//     lists application/json after protobuf, so it gets JSON and decodes it
-//     by the response's Content-Type;
+//     or a transformation other than a meta.k8s.io/v1 Table) is 406 Not
+//     Acceptable; client-go lists application/json after protobuf, so it
+//     gets JSON and decodes it by the response's Content-Type;
+//   - a read whose first acceptable media range asks for a Table (kubectl
+//     get) is answered with one (table.go);
 //   - sendInitialEvents (a watch-list, that client-go's reflectors try first)
 //     is refused as a kube-apiserver without the WatchList feature refuses
 //     it: 422, after which the reflector lists and watches instead.
@@ -28,9 +30,16 @@ func withNegotiation(next http.Handler) http.Handler {
 			writeStatus(w, se)
 			return
 		}
-		if se := checkAccept(r.Header.Values("Accept")); se != nil {
+		table, se := checkAccept(r.Header.Values("Accept"))
+		if se != nil {
 			writeStatus(w, se)
 			return
+		}
+		if table && r.Method == http.MethodGet {
+			if r, se = withTable(r); se != nil {
+				writeStatus(w, se)
+				return
+			}
 		}
 		if se := checkWatchList(r); se != nil {
 			writeStatus(w, se)
@@ -60,32 +69,38 @@ func checkContentType(r *http.Request) *apierrors.StatusError {
 	return apierrors.NewUnsupportedMediaType(ct)
 }
 
-// checkAccept refuses an Accept header none of whose media ranges a plain
-// JSON answer satisfies.
-func checkAccept(values []string) *apierrors.StatusError {
+// checkAccept picks the answer the first acceptable media range of the
+// Accept header asks for: plain JSON, or a Table (table is true). It
+// refuses a header none of whose ranges either satisfies.
+func checkAccept(values []string) (table bool, se *apierrors.StatusError) {
 	if len(values) == 0 {
-		return nil
+		return false, nil
 	}
 	for _, v := range values {
 		for _, rng := range strings.Split(v, ",") {
 			rng = strings.TrimSpace(rng)
 			if rng == "" {
-				return nil
+				return false, nil
 			}
 			mt, params, err := mime.ParseMediaType(rng)
 			if err != nil {
 				continue
 			}
-			if _, transform := params["as"]; transform {
-				continue
-			}
 			switch mt {
 			case "*/*", "application/*", "application/json":
-				return nil
+			default:
+				continue
+			}
+			as, transform := params["as"]
+			switch {
+			case !transform:
+				return false, nil
+			case as == "Table" && params["g"] == "meta.k8s.io" && params["v"] == "v1":
+				return true, nil
 			}
 		}
 	}
-	return notAcceptable()
+	return false, notAcceptable()
 }
 
 // checkWatchList refuses sendInitialEvents with kube-apiserver's
