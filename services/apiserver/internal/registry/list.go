@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/fields"
 	"podline.dev/pkg/labels"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
@@ -23,7 +24,7 @@ import (
 type selection struct {
 	namespace string
 	labels    labels.Selector
-	fields    fieldSelector
+	fields    fields.Selector
 }
 
 func (r *Registry) selection(opts *metav1.ListRequest) (selection, error) {
@@ -38,7 +39,7 @@ func (r *Registry) selection(opts *metav1.ListRequest) (selection, error) {
 		}
 		s.labels = sel
 	}
-	fs, err := parseFieldSelector(opts.GetFieldSelector(), r.Resource.Kind)
+	fs, err := fields.Parse(opts.GetFieldSelector(), r.Resource.Kind)
 	if err != nil {
 		return s, apierrors.NewBadRequest(err.Error())
 	}

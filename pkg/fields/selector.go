@@ -1,4 +1,4 @@
-package registry
+package fields
 
 import (
 	"fmt"
@@ -24,17 +24,18 @@ var selectableFields = map[string][]string{
 	"ReplicaSet": {"status.replicas"},
 }
 
-type fieldRequirement struct {
+type requirement struct {
 	path  string
 	value string
 	equal bool
 }
 
-// fieldSelector is a parsed field selector: every requirement must hold.
-type fieldSelector []fieldRequirement
+// Selector is a parsed field selector: every requirement must hold. The
+// nil Selector matches everything.
+type Selector []requirement
 
-// parseFieldSelector reads "a=b,c!=d" (also "a==b") and checks each field is selectable for kind.
-func parseFieldSelector(s, kind string) (fieldSelector, error) {
+// Parse reads "a=b,c!=d" (also "a==b") and checks each field is selectable for kind.
+func Parse(s, kind string) (Selector, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
@@ -42,19 +43,19 @@ func parseFieldSelector(s, kind string) (fieldSelector, error) {
 	for _, f := range selectableFields[kind] {
 		allowed[f] = true
 	}
-	var sel fieldSelector
+	var sel Selector
 	for _, part := range strings.Split(s, ",") {
-		var req fieldRequirement
+		var req requirement
 		switch {
 		case strings.Contains(part, "!="):
 			kv := strings.SplitN(part, "!=", 2)
-			req = fieldRequirement{path: kv[0], value: kv[1]}
+			req = requirement{path: kv[0], value: kv[1]}
 		case strings.Contains(part, "=="):
 			kv := strings.SplitN(part, "==", 2)
-			req = fieldRequirement{path: kv[0], value: kv[1], equal: true}
+			req = requirement{path: kv[0], value: kv[1], equal: true}
 		case strings.Contains(part, "="):
 			kv := strings.SplitN(part, "=", 2)
-			req = fieldRequirement{path: kv[0], value: kv[1], equal: true}
+			req = requirement{path: kv[0], value: kv[1], equal: true}
 		default:
 			return nil, fmt.Errorf("invalid selector: '%s'; can't understand '%s'", s, part)
 		}
@@ -69,7 +70,7 @@ func parseFieldSelector(s, kind string) (fieldSelector, error) {
 }
 
 // Matches evaluates the selector against obj.
-func (sel fieldSelector) Matches(obj object.Object) bool {
+func (sel Selector) Matches(obj object.Object) bool {
 	for _, req := range sel {
 		if (fieldValue(obj, req.path) == req.value) != req.equal {
 			return false

@@ -1,0 +1,49 @@
+package fields
+
+import (
+	"testing"
+
+	corev1 "podline.dev/proto/core/v1"
+	metav1 "podline.dev/proto/meta/v1"
+)
+
+func TestSelectorMatchesPodFields(t *testing.T) {
+	pod := &corev1.Pod{
+		Metadata: &metav1.ObjectMeta{Name: "web-1", Namespace: "default"},
+		Spec:     &corev1.PodSpec{NodeName: "n1"},
+		Status:   &corev1.PodStatus{Phase: "Running"},
+	}
+	for _, tc := range []struct {
+		sel  string
+		want bool
+	}{
+		{"", true},
+		{"spec.nodeName=n1", true},
+		{"spec.nodeName==n1", true},
+		{"spec.nodeName!=n1", false},
+		{"spec.nodeName=n2", false},
+		{"status.phase!=Succeeded,status.phase!=Failed", true},
+		{"metadata.name=web-1,metadata.namespace=default", true},
+		{"spec.nodeName=", false},
+	} {
+		sel, err := Parse(tc.sel, "Pod")
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.sel, err)
+		}
+		if got := sel.Matches(pod); got != tc.want {
+			t.Errorf("%q matches = %v, want %v", tc.sel, got, tc.want)
+		}
+	}
+}
+
+func TestParseRejectsFieldsTheKindDoesNotSelect(t *testing.T) {
+	for _, tc := range []struct{ sel, kind, want string }{
+		{"spec.nodeName=n1", "Node", "field label not supported: spec.nodeName"},
+		{"status.phase", "Pod", "invalid selector: 'status.phase'; can't understand 'status.phase'"},
+	} {
+		_, err := Parse(tc.sel, tc.kind)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Parse(%q, %s) = %v, want %q", tc.sel, tc.kind, err, tc.want)
+		}
+	}
+}
