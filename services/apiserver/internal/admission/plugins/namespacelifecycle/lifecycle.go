@@ -1,0 +1,50 @@
+// Package namespacelifecycle is the validating plugin that keeps objects
+// out of namespaces that do not exist or are being deleted, and keeps the
+// system namespaces from being deleted, as Kubernetes' NamespaceLifecycle.
+package namespacelifecycle
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "podline.dev/proto/core/v1"
+	"podline.dev/services/apiserver/internal/admission"
+)
+
+// Name is the plugin's name in spans.
+const Name = "NamespaceLifecycle"
+
+// Immortal are the namespaces that may not be deleted, as in Kubernetes.
+var Immortal = map[string]bool{"default": true, "kube-system": true, "kube-public": true}
+
+// Plugin checks creates against their namespace and namespace deletes.
+type Plugin struct {
+	namespaces admission.Getter
+}
+
+var _ admission.Validator = (*Plugin)(nil)
+
+// New returns the plugin reading namespaces from namespaces.
+func New(namespaces admission.Getter) *Plugin { return &Plugin{namespaces: namespaces} }
+
+// Name implements admission.Validator.
+func (*Plugin) Name() string { return Name }
+
+// Validate implements admission.Validator.
+func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
+	if a.Operation == admission.Delete && a.Is("", "Namespace") && Immortal[a.Name] {
+		return a.Forbidden("this namespace may not be deleted")
+	}
+	if a.Operation != admission.Create || a.Subresource != "" || !a.Resource.Namespaced {
+		return nil
+	}
+	obj, err := p.namespaces.Get(ctx, "", a.Namespace)
+	if err != nil {
+		return err
+	}
+	ns := obj.(*corev1.Namespace)
+	if ns.GetStatus().GetPhase() == "Terminating" || ns.GetMetadata().GetDeletionTimestamp() != nil {
+		return a.Forbidden(fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", a.Namespace))
+	}
+	return nil
+}

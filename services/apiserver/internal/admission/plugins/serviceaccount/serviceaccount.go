@@ -1,0 +1,160 @@
+// Package serviceaccount is the mutating plugin that gives every new pod a
+// service account ("default" unless it names one) and, unless automounting
+// is turned off on the pod or its ServiceAccount, the projected token
+// volume kube-api-access-<suffix> mounted read-only at
+// /var/run/secrets/kubernetes.io/serviceaccount in every container, in the
+// shape Kubernetes mounts it: a service account token, the cluster CA from
+// the kube-root-ca.crt ConfigMap, and the namespace.
+//
+// Two differences from Kubernetes, both because podline lacks the piece
+// they depend on: a pod whose ServiceAccount does not exist is admitted
+// (no controller creates "default" accounts yet), and the kube-root-ca.crt
+// source is optional (no controller publishes that ConfigMap yet). The
+// kubelet writes a placeholder token until the apiserver signs real ones.
+package serviceaccount
+
+import (
+	"context"
+	"crypto/rand"
+	"math/big"
+
+	"google.golang.org/protobuf/proto"
+
+	"podline.dev/pkg/apierrors"
+	corev1 "podline.dev/proto/core/v1"
+	"podline.dev/services/apiserver/internal/admission"
+)
+
+// Name is the plugin's name in spans.
+const Name = "ServiceAccount"
+
+// Kubernetes' names and paths for the token volume.
+const (
+	DefaultServiceAccount = "default"
+	VolumePrefix          = "kube-api-access-"
+	MountPath             = "/var/run/secrets/kubernetes.io/serviceaccount"
+	RootCAConfigMap       = "kube-root-ca.crt"
+	// TokenExpirationSeconds is what Kubernetes requests: an hour plus 7 s,
+	// so that the kubelet can tell its tokens from user-requested ones.
+	TokenExpirationSeconds = 3607
+	// MirrorPodAnnotation marks a kubelet's mirror pod, which gets no account.
+	MirrorPodAnnotation = "kubernetes.io/config.mirror"
+)
+
+// Plugin mutates pod creates.
+type Plugin struct {
+	accounts admission.Getter
+	suffix   func() string
+}
+
+var _ admission.Mutator = (*Plugin)(nil)
+
+// New returns the plugin reading ServiceAccounts from accounts (nil: none
+// are looked up, every pod automounts).
+func New(accounts admission.Getter) *Plugin { return &Plugin{accounts: accounts, suffix: randomSuffix} }
+
+// Name implements admission.Mutator.
+func (*Plugin) Name() string { return Name }
+
+// Admit implements admission.Mutator.
+func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) (bool, error) {
+	if a.Operation != admission.Create || !a.Is("", "Pod") {
+		return false, nil
+	}
+	pod := a.Object.(*corev1.Pod)
+	if _, mirror := pod.GetMetadata().GetAnnotations()[MirrorPodAnnotation]; mirror {
+		return false, nil
+	}
+	if pod.Spec == nil {
+		pod.Spec = &corev1.PodSpec{}
+	}
+	s := pod.Spec
+	changed := false
+	if s.ServiceAccountName == "" {
+		s.ServiceAccountName, s.ServiceAccount = DefaultServiceAccount, DefaultServiceAccount
+		changed = true
+	}
+	if s.ServiceAccount == "" {
+		s.ServiceAccount = s.ServiceAccountName
+		changed = true
+	}
+	automount, err := p.automount(ctx, a.Namespace, s)
+	if err != nil {
+		return changed, err
+	}
+	if !automount || hasTokenMount(s) {
+		return changed, nil
+	}
+	name := VolumePrefix + p.suffix()
+	s.Volumes = append(s.Volumes, TokenVolume(name))
+	mount := &corev1.VolumeMount{Name: name, ReadOnly: true, MountPath: MountPath}
+	for _, c := range s.InitContainers {
+		c.VolumeMounts = append(c.VolumeMounts, proto.Clone(mount).(*corev1.VolumeMount))
+	}
+	for _, c := range s.Containers {
+		c.VolumeMounts = append(c.VolumeMounts, proto.Clone(mount).(*corev1.VolumeMount))
+	}
+	return true, nil
+}
+
+// automount decides as Kubernetes does: the pod's setting wins, then the
+// ServiceAccount's, then true.
+func (p *Plugin) automount(ctx context.Context, namespace string, s *corev1.PodSpec) (bool, error) {
+	if s.AutomountServiceAccountToken != nil {
+		return *s.AutomountServiceAccountToken, nil
+	}
+	if p.accounts == nil {
+		return true, nil
+	}
+	obj, err := p.accounts.Get(ctx, namespace, s.ServiceAccountName)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if sa := obj.(*corev1.ServiceAccount); sa.AutomountServiceAccountToken != nil {
+		return *sa.AutomountServiceAccountToken, nil
+	}
+	return true, nil
+}
+
+// hasTokenMount reports whether some container already mounts something
+// at the token path, which Kubernetes leaves alone.
+func hasTokenMount(s *corev1.PodSpec) bool {
+	for _, cs := range [][]*corev1.Container{s.InitContainers, s.Containers} {
+		for _, c := range cs {
+			for _, m := range c.VolumeMounts {
+				if m.MountPath == MountPath {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TokenVolume is the projected volume Kubernetes mounts for the token.
+func TokenVolume(name string) *corev1.Volume {
+	return &corev1.Volume{Name: name, Projected: &corev1.ProjectedVolumeSource{
+		DefaultMode: proto.Int32(0o644),
+		Sources: []*corev1.VolumeProjection{
+			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{ExpirationSeconds: proto.Int64(TokenExpirationSeconds), Path: "token"}},
+			{ConfigMap: &corev1.ConfigMapProjection{Name: RootCAConfigMap, Optional: proto.Bool(true),
+				Items: []*corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+			{DownwardApi: &corev1.DownwardAPIProjection{Items: []*corev1.DownwardAPIVolumeFile{
+				{Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{ApiVersion: "v1", FieldPath: "metadata.namespace"}}}}},
+		},
+	}}
+}
+
+// randomSuffix is 5 characters from Kubernetes' generateName alphabet.
+func randomSuffix() string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	b := make([]byte, 5)
+	for i := range b {
+		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		b[i] = alphabet[n.Int64()]
+	}
+	return string(b)
+}
