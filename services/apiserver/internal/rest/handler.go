@@ -30,6 +30,9 @@ func NewHandler(ctx context.Context, conn *grpc.ClientConn, live, ready []Check)
 	mux := http.NewServeMux()
 	registerDiscovery(mux)
 	registerHealth(mux, live, ready)
+	if err := registerOpenAPI(mux); err != nil {
+		return nil, err
+	}
 	mux.Handle("/", withNegotiation(withWatchRoute(withRequestState(gw))))
 	return mux, nil
 }
