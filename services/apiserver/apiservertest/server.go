@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"podline.dev/pkg/watchcache"
+	"podline.dev/services/apiserver/internal/natspub"
 	"podline.dev/services/apiserver/internal/server"
 )
 
@@ -25,13 +26,27 @@ type Server struct {
 	Conn *grpc.ClientConn
 	// API is the server itself, for tests that reach inside.
 	API *server.Server
+	// Publisher is the NATS publisher (nil without WithNATS).
+	Publisher *natspub.Publisher
 }
 
 // Option changes the test server's configuration.
-type Option func(*server.Config)
+type Option func(*config)
+
+type config struct {
+	server.Config
+	natsURL  string
+	natsOpts []natspub.Option
+}
 
 // WithEtcdTimeout bounds each etcd call.
-func WithEtcdTimeout(d time.Duration) Option { return func(c *server.Config) { c.EtcdTimeout = d } }
+func WithEtcdTimeout(d time.Duration) Option { return func(c *config) { c.EtcdTimeout = d } }
+
+// WithNATS publishes every watch event to the JetStream of the NATS server
+// at url, as the apiserver's --nats-url does.
+func WithNATS(url string, opts ...natspub.Option) Option {
+	return func(c *config) { c.natsURL, c.natsOpts = url, opts }
+}
 
 // Start runs etcd and the apiserver until the test ends.
 func Start(t testing.TB, opts ...Option) *Server {
@@ -44,18 +59,26 @@ func Start(t testing.TB, opts ...Option) *Server {
 func StartOn(t testing.TB, etcd *Etcd, opts ...Option) *Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cfg := server.Config{
+	cfg := config{Config: server.Config{
 		Etcd:        etcd.Client,
 		EtcdTimeout: 5 * time.Second,
 		WatchCache:  []watchcache.Option{watchcache.WithBookmarkInterval(200 * time.Millisecond)},
-	}
+	}}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	s, err := server.New(ctx, cfg)
+	s, err := server.New(ctx, cfg.Config)
 	if err != nil {
 		cancel()
 		t.Fatalf("apiserver: %v", err)
+	}
+	var pub *natspub.Publisher
+	if cfg.natsURL != "" {
+		if pub, err = natspub.Connect(ctx, cfg.natsURL, cfg.natsOpts...); err != nil {
+			cancel()
+			t.Fatalf("apiserver: %v", err)
+		}
+		s.SetWatchSinks(pub.For)
 	}
 	if err := s.Run(ctx); err != nil {
 		cancel()
@@ -85,7 +108,7 @@ func StartOn(t testing.TB, etcd *Etcd, opts ...Option) *Server {
 		<-done
 		<-done
 	})
-	return &Server{Etcd: etcd, URL: "http://" + lis.Addr().String(), Addr: glis.Addr().String(), Conn: conn, API: s}
+	return &Server{Etcd: etcd, URL: "http://" + lis.Addr().String(), Addr: glis.Addr().String(), Conn: conn, API: s, Publisher: pub}
 }
 
 // HTTPClient is a client for URL that speaks HTTP/1.1, as kubectl does by default.

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 
 	"podline.dev/pkg/telemetry"
+	"podline.dev/services/apiserver/internal/natspub"
 	"podline.dev/services/apiserver/internal/server"
 	"podline.dev/services/apiserver/internal/storage"
 )
@@ -40,6 +41,7 @@ func main() {
 		grpcInsecure = flag.Bool("grpc-insecure", false, "serve --grpc-port without TLS even with --tls-cert-file (until components authenticate)")
 		compaction   = flag.Duration("etcd-compaction-interval", 5*time.Minute, "how often to compact etcd (0 disables)")
 		otlpEndpoint = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
+		natsURL      = flag.String("nats-url", "", "publish every watch event to this NATS server's JetStream for the watchcache replicas (off when empty)")
 	)
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
@@ -50,6 +52,7 @@ func main() {
 		etcdTimeout: *etcdTimeout, addr: net.JoinHostPort(*bind, fmt.Sprint(*port)),
 		grpcAddr: net.JoinHostPort(*bind, fmt.Sprint(*grpcPort)),
 		tlsCert:  *tlsCert, tlsKey: *tlsKey, grpcInsecure: *grpcInsecure, compaction: *compaction, otlp: *otlpEndpoint,
+		natsURL: *natsURL,
 	}); err != nil {
 		slog.Error("apiserver failed", "err", err)
 		os.Exit(1)
@@ -64,6 +67,7 @@ type options struct {
 	grpcInsecure                    bool
 	compaction                      time.Duration
 	otlp                            string
+	natsURL                         string
 }
 
 func run(ctx context.Context, o options) error {
@@ -102,6 +106,14 @@ func run(ctx context.Context, o options) error {
 	s, err := server.New(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if o.natsURL != "" {
+		pub, err := natspub.Connect(ctx, o.natsURL)
+		if err != nil {
+			return err
+		}
+		s.SetWatchSinks(pub.For)
+		slog.Info("publishing watch events", "nats", o.natsURL, "epoch", pub.Epoch())
 	}
 	lis, err := net.Listen("tcp", o.addr)
 	if err != nil {

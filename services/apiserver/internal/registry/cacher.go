@@ -11,6 +11,7 @@ import (
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 	"podline.dev/pkg/watchcache"
+	"podline.dev/proto/apis"
 	"podline.dev/services/apiserver/internal/storage"
 )
 
@@ -24,7 +25,28 @@ type Cacher struct {
 	cache    *watchcache.Cache
 	progress time.Duration
 	synced   chan struct{}
+	sink     EventSink
 }
+
+// EventSink is told, in order, everything the cacher does to its cache:
+// the NATS publisher hooks the resource's one etcd watch here rather than
+// opening another. Calls come from the cacher's goroutine; they must not
+// block.
+type EventSink interface {
+	// Replaced: the cache was (re)listed at revision; events before it
+	// may never have been told.
+	Replaced(revision int64)
+	// Applied: ev is now in the cache.
+	Applied(ev watchcache.Event)
+	// Progressed: the cache is current to revision without a change.
+	Progressed(revision int64)
+}
+
+// SetSink makes s hear every change of the cache; call it before Run.
+func (c *Cacher) SetSink(s EventSink) { c.sink = s }
+
+// Resource is the resource whose cache this is.
+func (c *Cacher) Resource() apis.Resource { return c.reg.Resource }
 
 // EnableWatchCache gives the registry a watch cache fed by etcd; Run starts it.
 func (r *Registry) EnableWatchCache(opts ...watchcache.Option) *Cacher {
@@ -71,6 +93,9 @@ func (c *Cacher) listAndWatch(ctx context.Context, onSynced func()) error {
 		return err
 	}
 	c.cache.Replace(res.Items, res.Revision)
+	if c.sink != nil {
+		c.sink.Replaced(res.Revision)
+	}
 	onSynced()
 
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
@@ -85,6 +110,9 @@ func (c *Cacher) listAndWatch(ctx context.Context, onSynced func()) error {
 		}
 		if resp.IsProgressNotify() {
 			c.cache.Progress(resp.Header.Revision)
+			if c.sink != nil {
+				c.sink.Progressed(resp.Header.Revision)
+			}
 			continue
 		}
 		for _, ev := range resp.Events {
@@ -95,6 +123,9 @@ func (c *Cacher) listAndWatch(ctx context.Context, onSynced func()) error {
 			}
 			if err := c.cache.Apply(wev); err != nil {
 				return err
+			}
+			if c.sink != nil {
+				c.sink.Applied(wev)
 			}
 		}
 	}
