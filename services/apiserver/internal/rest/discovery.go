@@ -63,15 +63,28 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// registerDiscovery mounts the discovery documents and /version on mux.
-func registerDiscovery(mux *http.ServeMux) {
+// registerDiscovery mounts the discovery documents, legacy and aggregated,
+// and /version on mux.
+func registerDiscovery(mux *http.ServeMux) error {
+	aggregatedCore, aggregatedGroups, err := aggregatedDocuments()
+	if err != nil {
+		return err
+	}
 	mux.HandleFunc("GET /api", func(w http.ResponseWriter, r *http.Request) {
+		if wantsAggregated(r) {
+			serveAggregated(w, aggregatedCore)
+			return
+		}
 		writeJSON(w, map[string]any{
 			"kind": "APIVersions", "versions": []string{"v1"},
 			"serverAddressByClientCIDRs": []map[string]string{{"clientCIDR": "0.0.0.0/0", "serverAddress": r.Host}},
 		})
 	})
 	mux.HandleFunc("GET /apis", func(w http.ResponseWriter, r *http.Request) {
+		if wantsAggregated(r) {
+			serveAggregated(w, aggregatedGroups)
+			return
+		}
 		groups := []apiGroup{}
 		for _, g := range apis.Groups {
 			if g.Name == "" {
@@ -100,6 +113,7 @@ func registerDiscovery(mux *http.ServeMux) {
 			"platform": runtime.GOOS + "/" + runtime.GOARCH,
 		})
 	})
+	return nil
 }
 
 // Version is the server version /version reports; Kubernetes' minor version

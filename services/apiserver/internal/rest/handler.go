@@ -28,7 +28,9 @@ func NewHandler(ctx context.Context, conn *grpc.ClientConn, live, ready []Check)
 		}
 	}
 	mux := http.NewServeMux()
-	registerDiscovery(mux)
+	if err := registerDiscovery(mux); err != nil {
+		return nil, err
+	}
 	registerHealth(mux, live, ready)
 	if err := registerOpenAPI(mux); err != nil {
 		return nil, err
