@@ -14,6 +14,7 @@ import (
 	corev1 "podline.dev/proto/core/v1"
 	discoveryv1 "podline.dev/proto/discovery/v1"
 	rbacv1 "podline.dev/proto/rbac/v1"
+	schedulingv1 "podline.dev/proto/scheduling/v1"
 )
 
 // Gateways registers the REST routes of every service.
@@ -23,6 +24,7 @@ var Gateways = concat(
 	coordinationv1.Gateways,
 	discoveryv1.Gateways,
 	rbacv1.Gateways,
+	schedulingv1.Gateways,
 )
 
 func concat(lists ...[]func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error) []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error {

@@ -44,6 +44,8 @@ type Resource struct {
 	EtcdName string
 	// Actions are subresources that take a body of another kind (pods/binding).
 	Actions []Action
+	// Scale is true when the resource has the scale subresource (autoscaling/v1 Scale).
+	Scale bool
 }
 
 // Action is a subresource written with a body of its own kind, answered by a Status.
@@ -86,10 +88,11 @@ var (
 	Coordination = Group{Name: "coordination.k8s.io", Version: "v1", Proto: "podline.coordination.v1", Dir: "coordination/v1"}
 	Discovery    = Group{Name: "discovery.k8s.io", Version: "v1", Proto: "podline.discovery.v1", Dir: "discovery/v1"}
 	RBAC         = Group{Name: "rbac.authorization.k8s.io", Version: "v1", Proto: "podline.rbac.v1", Dir: "rbac/v1"}
+	Scheduling   = Group{Name: "scheduling.k8s.io", Version: "v1", Proto: "podline.scheduling.v1", Dir: "scheduling/v1"}
 )
 
 // Groups lists every group in discovery order.
-var Groups = []Group{Core, Apps, Coordination, Discovery, RBAC}
+var Groups = []Group{Core, Apps, Coordination, Discovery, RBAC, Scheduling}
 
 // Resources lists every resource podline serves.
 var Resources = []Resource{
@@ -102,14 +105,16 @@ var Resources = []Resource{
 	{Group: Core, Kind: "ConfigMap", Name: "configmaps", Singular: "configmap", Namespaced: true, ShortNames: []string{"cm"}},
 	{Group: Core, Kind: "Secret", Name: "secrets", Singular: "secret", Namespaced: true},
 	{Group: Core, Kind: "ServiceAccount", Name: "serviceaccounts", Singular: "serviceaccount", Namespaced: true, ShortNames: []string{"sa"}},
-	{Group: Apps, Kind: "Deployment", Name: "deployments", Singular: "deployment", Namespaced: true, Status: true, ShortNames: []string{"deploy"}, Categories: []string{"all"}},
-	{Group: Apps, Kind: "ReplicaSet", Name: "replicasets", Singular: "replicaset", Namespaced: true, Status: true, ShortNames: []string{"rs"}, Categories: []string{"all"}},
+	{Group: Core, Kind: "ResourceQuota", Name: "resourcequotas", Singular: "resourcequota", Namespaced: true, Status: true, ShortNames: []string{"quota"}},
+	{Group: Apps, Kind: "Deployment", Name: "deployments", Singular: "deployment", Namespaced: true, Status: true, Scale: true, ShortNames: []string{"deploy"}, Categories: []string{"all"}},
+	{Group: Apps, Kind: "ReplicaSet", Name: "replicasets", Singular: "replicaset", Namespaced: true, Status: true, Scale: true, ShortNames: []string{"rs"}, Categories: []string{"all"}},
 	{Group: Coordination, Kind: "Lease", Name: "leases", Singular: "lease", Namespaced: true},
 	{Group: Discovery, Kind: "EndpointSlice", Name: "endpointslices", Singular: "endpointslice", Namespaced: true},
 	{Group: RBAC, Kind: "Role", Name: "roles", Singular: "role", Namespaced: true},
 	{Group: RBAC, Kind: "ClusterRole", Name: "clusterroles", Singular: "clusterrole"},
 	{Group: RBAC, Kind: "RoleBinding", Name: "rolebindings", Singular: "rolebinding", Namespaced: true},
 	{Group: RBAC, Kind: "ClusterRoleBinding", Name: "clusterrolebindings", Singular: "clusterrolebinding"},
+	{Group: Scheduling, Kind: "PriorityClass", Name: "priorityclasses", Singular: "priorityclass", ShortNames: []string{"pc"}},
 }
 
 // Lookup finds a resource by group and plural name.

@@ -11,6 +11,7 @@ package appsv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	v11 "podline.dev/proto/autoscaling/v1"
 	v1 "podline.dev/proto/meta/v1"
 	reflect "reflect"
 	sync "sync"
@@ -440,7 +441,7 @@ var File_apps_v1_api_proto protoreflect.FileDescriptor
 
 const file_apps_v1_api_proto_rawDesc = "" +
 	"\n" +
-	"\x11apps/v1/api.proto\x12\x0fpodline.apps.v1\x1a\x13meta/v1/types.proto\x1a\x13apps/v1/types.proto\"\xaf\x01\n" +
+	"\x11apps/v1/api.proto\x12\x0fpodline.apps.v1\x1a\x13meta/v1/types.proto\x1a\x13apps/v1/types.proto\x1a\x1aautoscaling/v1/types.proto\"\xaf\x01\n" +
 	"\x0eDeploymentList\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\tR\n" +
 	"apiVersion\x12\x12\n" +
@@ -472,7 +473,7 @@ const file_apps_v1_api_proto_rawDesc = "" +
 	"\x06object\x18\x03 \x01(\v2\x1b.podline.apps.v1.ReplicaSetR\x06object\x12\x17\n" +
 	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
 	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
-	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xa2\x04\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xfe\a\n" +
 	"\vDeployments\x12?\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1b.podline.apps.v1.Deployment\x12E\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1f.podline.apps.v1.DeploymentList\x12N\n" +
@@ -480,7 +481,14 @@ const file_apps_v1_api_proto_rawDesc = "" +
 	"\x06Create\x12'.podline.apps.v1.DeploymentWriteRequest\x1a\x1b.podline.apps.v1.Deployment\x12N\n" +
 	"\x06Update\x12'.podline.apps.v1.DeploymentWriteRequest\x1a\x1b.podline.apps.v1.Deployment\x12T\n" +
 	"\fUpdateStatus\x12'.podline.apps.v1.DeploymentWriteRequest\x1a\x1b.podline.apps.v1.Deployment\x12E\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1b.podline.apps.v1.Deployment2\xa2\x04\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1b.podline.apps.v1.Deployment\x12]\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1f.podline.apps.v1.DeploymentList\x12C\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1b.podline.apps.v1.Deployment\x12I\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1b.podline.apps.v1.Deployment\x12F\n" +
+	"\bGetScale\x12\x1b.podline.meta.v1.GetRequest\x1a\x1d.podline.autoscaling.v1.Scale\x12W\n" +
+	"\vUpdateScale\x12).podline.autoscaling.v1.ScaleWriteRequest\x1a\x1d.podline.autoscaling.v1.Scale\x12J\n" +
+	"\n" +
+	"PatchScale\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1d.podline.autoscaling.v1.Scale2\xfe\a\n" +
 	"\vReplicaSets\x12?\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12E\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1f.podline.apps.v1.ReplicaSetList\x12N\n" +
@@ -488,7 +496,14 @@ const file_apps_v1_api_proto_rawDesc = "" +
 	"\x06Create\x12'.podline.apps.v1.ReplicaSetWriteRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12N\n" +
 	"\x06Update\x12'.podline.apps.v1.ReplicaSetWriteRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12T\n" +
 	"\fUpdateStatus\x12'.podline.apps.v1.ReplicaSetWriteRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12E\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1b.podline.apps.v1.ReplicaSetB\"Z podline.dev/proto/apps/v1;appsv1b\x06proto3"
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12]\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1f.podline.apps.v1.ReplicaSetList\x12C\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12I\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12F\n" +
+	"\bGetScale\x12\x1b.podline.meta.v1.GetRequest\x1a\x1d.podline.autoscaling.v1.Scale\x12W\n" +
+	"\vUpdateScale\x12).podline.autoscaling.v1.ScaleWriteRequest\x1a\x1d.podline.autoscaling.v1.Scale\x12J\n" +
+	"\n" +
+	"PatchScale\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1d.podline.autoscaling.v1.ScaleB\"Z podline.dev/proto/apps/v1;appsv1b\x06proto3"
 
 var (
 	file_apps_v1_api_proto_rawDescOnce sync.Once
@@ -504,18 +519,22 @@ func file_apps_v1_api_proto_rawDescGZIP() []byte {
 
 var file_apps_v1_api_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_apps_v1_api_proto_goTypes = []any{
-	(*DeploymentList)(nil),         // 0: podline.apps.v1.DeploymentList
-	(*DeploymentWatchEvent)(nil),   // 1: podline.apps.v1.DeploymentWatchEvent
-	(*DeploymentWriteRequest)(nil), // 2: podline.apps.v1.DeploymentWriteRequest
-	(*ReplicaSetList)(nil),         // 3: podline.apps.v1.ReplicaSetList
-	(*ReplicaSetWatchEvent)(nil),   // 4: podline.apps.v1.ReplicaSetWatchEvent
-	(*ReplicaSetWriteRequest)(nil), // 5: podline.apps.v1.ReplicaSetWriteRequest
-	(*v1.ListMeta)(nil),            // 6: podline.meta.v1.ListMeta
-	(*Deployment)(nil),             // 7: podline.apps.v1.Deployment
-	(*ReplicaSet)(nil),             // 8: podline.apps.v1.ReplicaSet
-	(*v1.GetRequest)(nil),          // 9: podline.meta.v1.GetRequest
-	(*v1.ListRequest)(nil),         // 10: podline.meta.v1.ListRequest
-	(*v1.DeleteRequest)(nil),       // 11: podline.meta.v1.DeleteRequest
+	(*DeploymentList)(nil),             // 0: podline.apps.v1.DeploymentList
+	(*DeploymentWatchEvent)(nil),       // 1: podline.apps.v1.DeploymentWatchEvent
+	(*DeploymentWriteRequest)(nil),     // 2: podline.apps.v1.DeploymentWriteRequest
+	(*ReplicaSetList)(nil),             // 3: podline.apps.v1.ReplicaSetList
+	(*ReplicaSetWatchEvent)(nil),       // 4: podline.apps.v1.ReplicaSetWatchEvent
+	(*ReplicaSetWriteRequest)(nil),     // 5: podline.apps.v1.ReplicaSetWriteRequest
+	(*v1.ListMeta)(nil),                // 6: podline.meta.v1.ListMeta
+	(*Deployment)(nil),                 // 7: podline.apps.v1.Deployment
+	(*ReplicaSet)(nil),                 // 8: podline.apps.v1.ReplicaSet
+	(*v1.GetRequest)(nil),              // 9: podline.meta.v1.GetRequest
+	(*v1.ListRequest)(nil),             // 10: podline.meta.v1.ListRequest
+	(*v1.DeleteRequest)(nil),           // 11: podline.meta.v1.DeleteRequest
+	(*v1.DeleteCollectionRequest)(nil), // 12: podline.meta.v1.DeleteCollectionRequest
+	(*v1.PatchRequest)(nil),            // 13: podline.meta.v1.PatchRequest
+	(*v11.ScaleWriteRequest)(nil),      // 14: podline.autoscaling.v1.ScaleWriteRequest
+	(*v11.Scale)(nil),                  // 15: podline.autoscaling.v1.Scale
 }
 var file_apps_v1_api_proto_depIdxs = []int32{
 	6,  // 0: podline.apps.v1.DeploymentList.metadata:type_name -> podline.meta.v1.ListMeta
@@ -533,29 +552,53 @@ var file_apps_v1_api_proto_depIdxs = []int32{
 	2,  // 12: podline.apps.v1.Deployments.Update:input_type -> podline.apps.v1.DeploymentWriteRequest
 	2,  // 13: podline.apps.v1.Deployments.UpdateStatus:input_type -> podline.apps.v1.DeploymentWriteRequest
 	11, // 14: podline.apps.v1.Deployments.Delete:input_type -> podline.meta.v1.DeleteRequest
-	9,  // 15: podline.apps.v1.ReplicaSets.Get:input_type -> podline.meta.v1.GetRequest
-	10, // 16: podline.apps.v1.ReplicaSets.List:input_type -> podline.meta.v1.ListRequest
-	10, // 17: podline.apps.v1.ReplicaSets.Watch:input_type -> podline.meta.v1.ListRequest
-	5,  // 18: podline.apps.v1.ReplicaSets.Create:input_type -> podline.apps.v1.ReplicaSetWriteRequest
-	5,  // 19: podline.apps.v1.ReplicaSets.Update:input_type -> podline.apps.v1.ReplicaSetWriteRequest
-	5,  // 20: podline.apps.v1.ReplicaSets.UpdateStatus:input_type -> podline.apps.v1.ReplicaSetWriteRequest
-	11, // 21: podline.apps.v1.ReplicaSets.Delete:input_type -> podline.meta.v1.DeleteRequest
-	7,  // 22: podline.apps.v1.Deployments.Get:output_type -> podline.apps.v1.Deployment
-	0,  // 23: podline.apps.v1.Deployments.List:output_type -> podline.apps.v1.DeploymentList
-	1,  // 24: podline.apps.v1.Deployments.Watch:output_type -> podline.apps.v1.DeploymentWatchEvent
-	7,  // 25: podline.apps.v1.Deployments.Create:output_type -> podline.apps.v1.Deployment
-	7,  // 26: podline.apps.v1.Deployments.Update:output_type -> podline.apps.v1.Deployment
-	7,  // 27: podline.apps.v1.Deployments.UpdateStatus:output_type -> podline.apps.v1.Deployment
-	7,  // 28: podline.apps.v1.Deployments.Delete:output_type -> podline.apps.v1.Deployment
-	8,  // 29: podline.apps.v1.ReplicaSets.Get:output_type -> podline.apps.v1.ReplicaSet
-	3,  // 30: podline.apps.v1.ReplicaSets.List:output_type -> podline.apps.v1.ReplicaSetList
-	4,  // 31: podline.apps.v1.ReplicaSets.Watch:output_type -> podline.apps.v1.ReplicaSetWatchEvent
-	8,  // 32: podline.apps.v1.ReplicaSets.Create:output_type -> podline.apps.v1.ReplicaSet
-	8,  // 33: podline.apps.v1.ReplicaSets.Update:output_type -> podline.apps.v1.ReplicaSet
-	8,  // 34: podline.apps.v1.ReplicaSets.UpdateStatus:output_type -> podline.apps.v1.ReplicaSet
-	8,  // 35: podline.apps.v1.ReplicaSets.Delete:output_type -> podline.apps.v1.ReplicaSet
-	22, // [22:36] is the sub-list for method output_type
-	8,  // [8:22] is the sub-list for method input_type
+	12, // 15: podline.apps.v1.Deployments.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	13, // 16: podline.apps.v1.Deployments.Patch:input_type -> podline.meta.v1.PatchRequest
+	13, // 17: podline.apps.v1.Deployments.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	9,  // 18: podline.apps.v1.Deployments.GetScale:input_type -> podline.meta.v1.GetRequest
+	14, // 19: podline.apps.v1.Deployments.UpdateScale:input_type -> podline.autoscaling.v1.ScaleWriteRequest
+	13, // 20: podline.apps.v1.Deployments.PatchScale:input_type -> podline.meta.v1.PatchRequest
+	9,  // 21: podline.apps.v1.ReplicaSets.Get:input_type -> podline.meta.v1.GetRequest
+	10, // 22: podline.apps.v1.ReplicaSets.List:input_type -> podline.meta.v1.ListRequest
+	10, // 23: podline.apps.v1.ReplicaSets.Watch:input_type -> podline.meta.v1.ListRequest
+	5,  // 24: podline.apps.v1.ReplicaSets.Create:input_type -> podline.apps.v1.ReplicaSetWriteRequest
+	5,  // 25: podline.apps.v1.ReplicaSets.Update:input_type -> podline.apps.v1.ReplicaSetWriteRequest
+	5,  // 26: podline.apps.v1.ReplicaSets.UpdateStatus:input_type -> podline.apps.v1.ReplicaSetWriteRequest
+	11, // 27: podline.apps.v1.ReplicaSets.Delete:input_type -> podline.meta.v1.DeleteRequest
+	12, // 28: podline.apps.v1.ReplicaSets.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	13, // 29: podline.apps.v1.ReplicaSets.Patch:input_type -> podline.meta.v1.PatchRequest
+	13, // 30: podline.apps.v1.ReplicaSets.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	9,  // 31: podline.apps.v1.ReplicaSets.GetScale:input_type -> podline.meta.v1.GetRequest
+	14, // 32: podline.apps.v1.ReplicaSets.UpdateScale:input_type -> podline.autoscaling.v1.ScaleWriteRequest
+	13, // 33: podline.apps.v1.ReplicaSets.PatchScale:input_type -> podline.meta.v1.PatchRequest
+	7,  // 34: podline.apps.v1.Deployments.Get:output_type -> podline.apps.v1.Deployment
+	0,  // 35: podline.apps.v1.Deployments.List:output_type -> podline.apps.v1.DeploymentList
+	1,  // 36: podline.apps.v1.Deployments.Watch:output_type -> podline.apps.v1.DeploymentWatchEvent
+	7,  // 37: podline.apps.v1.Deployments.Create:output_type -> podline.apps.v1.Deployment
+	7,  // 38: podline.apps.v1.Deployments.Update:output_type -> podline.apps.v1.Deployment
+	7,  // 39: podline.apps.v1.Deployments.UpdateStatus:output_type -> podline.apps.v1.Deployment
+	7,  // 40: podline.apps.v1.Deployments.Delete:output_type -> podline.apps.v1.Deployment
+	0,  // 41: podline.apps.v1.Deployments.DeleteCollection:output_type -> podline.apps.v1.DeploymentList
+	7,  // 42: podline.apps.v1.Deployments.Patch:output_type -> podline.apps.v1.Deployment
+	7,  // 43: podline.apps.v1.Deployments.PatchStatus:output_type -> podline.apps.v1.Deployment
+	15, // 44: podline.apps.v1.Deployments.GetScale:output_type -> podline.autoscaling.v1.Scale
+	15, // 45: podline.apps.v1.Deployments.UpdateScale:output_type -> podline.autoscaling.v1.Scale
+	15, // 46: podline.apps.v1.Deployments.PatchScale:output_type -> podline.autoscaling.v1.Scale
+	8,  // 47: podline.apps.v1.ReplicaSets.Get:output_type -> podline.apps.v1.ReplicaSet
+	3,  // 48: podline.apps.v1.ReplicaSets.List:output_type -> podline.apps.v1.ReplicaSetList
+	4,  // 49: podline.apps.v1.ReplicaSets.Watch:output_type -> podline.apps.v1.ReplicaSetWatchEvent
+	8,  // 50: podline.apps.v1.ReplicaSets.Create:output_type -> podline.apps.v1.ReplicaSet
+	8,  // 51: podline.apps.v1.ReplicaSets.Update:output_type -> podline.apps.v1.ReplicaSet
+	8,  // 52: podline.apps.v1.ReplicaSets.UpdateStatus:output_type -> podline.apps.v1.ReplicaSet
+	8,  // 53: podline.apps.v1.ReplicaSets.Delete:output_type -> podline.apps.v1.ReplicaSet
+	3,  // 54: podline.apps.v1.ReplicaSets.DeleteCollection:output_type -> podline.apps.v1.ReplicaSetList
+	8,  // 55: podline.apps.v1.ReplicaSets.Patch:output_type -> podline.apps.v1.ReplicaSet
+	8,  // 56: podline.apps.v1.ReplicaSets.PatchStatus:output_type -> podline.apps.v1.ReplicaSet
+	15, // 57: podline.apps.v1.ReplicaSets.GetScale:output_type -> podline.autoscaling.v1.Scale
+	15, // 58: podline.apps.v1.ReplicaSets.UpdateScale:output_type -> podline.autoscaling.v1.Scale
+	15, // 59: podline.apps.v1.ReplicaSets.PatchScale:output_type -> podline.autoscaling.v1.Scale
+	34, // [34:60] is the sub-list for method output_type
+	8,  // [8:34] is the sub-list for method input_type
 	8,  // [8:8] is the sub-list for extension type_name
 	8,  // [8:8] is the sub-list for extension extendee
 	0,  // [0:8] is the sub-list for field type_name

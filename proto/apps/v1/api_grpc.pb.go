@@ -13,6 +13,7 @@ import (
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
+	v11 "podline.dev/proto/autoscaling/v1"
 	v1 "podline.dev/proto/meta/v1"
 )
 
@@ -22,13 +23,19 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Deployments_Get_FullMethodName          = "/podline.apps.v1.Deployments/Get"
-	Deployments_List_FullMethodName         = "/podline.apps.v1.Deployments/List"
-	Deployments_Watch_FullMethodName        = "/podline.apps.v1.Deployments/Watch"
-	Deployments_Create_FullMethodName       = "/podline.apps.v1.Deployments/Create"
-	Deployments_Update_FullMethodName       = "/podline.apps.v1.Deployments/Update"
-	Deployments_UpdateStatus_FullMethodName = "/podline.apps.v1.Deployments/UpdateStatus"
-	Deployments_Delete_FullMethodName       = "/podline.apps.v1.Deployments/Delete"
+	Deployments_Get_FullMethodName              = "/podline.apps.v1.Deployments/Get"
+	Deployments_List_FullMethodName             = "/podline.apps.v1.Deployments/List"
+	Deployments_Watch_FullMethodName            = "/podline.apps.v1.Deployments/Watch"
+	Deployments_Create_FullMethodName           = "/podline.apps.v1.Deployments/Create"
+	Deployments_Update_FullMethodName           = "/podline.apps.v1.Deployments/Update"
+	Deployments_UpdateStatus_FullMethodName     = "/podline.apps.v1.Deployments/UpdateStatus"
+	Deployments_Delete_FullMethodName           = "/podline.apps.v1.Deployments/Delete"
+	Deployments_DeleteCollection_FullMethodName = "/podline.apps.v1.Deployments/DeleteCollection"
+	Deployments_Patch_FullMethodName            = "/podline.apps.v1.Deployments/Patch"
+	Deployments_PatchStatus_FullMethodName      = "/podline.apps.v1.Deployments/PatchStatus"
+	Deployments_GetScale_FullMethodName         = "/podline.apps.v1.Deployments/GetScale"
+	Deployments_UpdateScale_FullMethodName      = "/podline.apps.v1.Deployments/UpdateScale"
+	Deployments_PatchScale_FullMethodName       = "/podline.apps.v1.Deployments/PatchScale"
 )
 
 // DeploymentsClient is the client API for Deployments service.
@@ -44,6 +51,12 @@ type DeploymentsClient interface {
 	Update(ctx context.Context, in *DeploymentWriteRequest, opts ...grpc.CallOption) (*Deployment, error)
 	UpdateStatus(ctx context.Context, in *DeploymentWriteRequest, opts ...grpc.CallOption) (*Deployment, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Deployment, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*DeploymentList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Deployment, error)
+	PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Deployment, error)
+	GetScale(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*v11.Scale, error)
+	UpdateScale(ctx context.Context, in *v11.ScaleWriteRequest, opts ...grpc.CallOption) (*v11.Scale, error)
+	PatchScale(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*v11.Scale, error)
 }
 
 type deploymentsClient struct {
@@ -133,6 +146,66 @@ func (c *deploymentsClient) Delete(ctx context.Context, in *v1.DeleteRequest, op
 	return out, nil
 }
 
+func (c *deploymentsClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*DeploymentList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeploymentList)
+	err := c.cc.Invoke(ctx, Deployments_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *deploymentsClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Deployment, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Deployment)
+	err := c.cc.Invoke(ctx, Deployments_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *deploymentsClient) PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Deployment, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Deployment)
+	err := c.cc.Invoke(ctx, Deployments_PatchStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *deploymentsClient) GetScale(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*v11.Scale, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.Scale)
+	err := c.cc.Invoke(ctx, Deployments_GetScale_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *deploymentsClient) UpdateScale(ctx context.Context, in *v11.ScaleWriteRequest, opts ...grpc.CallOption) (*v11.Scale, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.Scale)
+	err := c.cc.Invoke(ctx, Deployments_UpdateScale_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *deploymentsClient) PatchScale(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*v11.Scale, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.Scale)
+	err := c.cc.Invoke(ctx, Deployments_PatchScale_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DeploymentsServer is the server API for Deployments service.
 // All implementations must embed UnimplementedDeploymentsServer
 // for forward compatibility.
@@ -146,6 +219,12 @@ type DeploymentsServer interface {
 	Update(context.Context, *DeploymentWriteRequest) (*Deployment, error)
 	UpdateStatus(context.Context, *DeploymentWriteRequest) (*Deployment, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Deployment, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*DeploymentList, error)
+	Patch(context.Context, *v1.PatchRequest) (*Deployment, error)
+	PatchStatus(context.Context, *v1.PatchRequest) (*Deployment, error)
+	GetScale(context.Context, *v1.GetRequest) (*v11.Scale, error)
+	UpdateScale(context.Context, *v11.ScaleWriteRequest) (*v11.Scale, error)
+	PatchScale(context.Context, *v1.PatchRequest) (*v11.Scale, error)
 	mustEmbedUnimplementedDeploymentsServer()
 }
 
@@ -176,6 +255,24 @@ func (UnimplementedDeploymentsServer) UpdateStatus(context.Context, *DeploymentW
 }
 func (UnimplementedDeploymentsServer) Delete(context.Context, *v1.DeleteRequest) (*Deployment, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedDeploymentsServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*DeploymentList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedDeploymentsServer) Patch(context.Context, *v1.PatchRequest) (*Deployment, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
+}
+func (UnimplementedDeploymentsServer) PatchStatus(context.Context, *v1.PatchRequest) (*Deployment, error) {
+	return nil, status.Error(codes.Unimplemented, "method PatchStatus not implemented")
+}
+func (UnimplementedDeploymentsServer) GetScale(context.Context, *v1.GetRequest) (*v11.Scale, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetScale not implemented")
+}
+func (UnimplementedDeploymentsServer) UpdateScale(context.Context, *v11.ScaleWriteRequest) (*v11.Scale, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateScale not implemented")
+}
+func (UnimplementedDeploymentsServer) PatchScale(context.Context, *v1.PatchRequest) (*v11.Scale, error) {
+	return nil, status.Error(codes.Unimplemented, "method PatchScale not implemented")
 }
 func (UnimplementedDeploymentsServer) mustEmbedUnimplementedDeploymentsServer() {}
 func (UnimplementedDeploymentsServer) testEmbeddedByValue()                     {}
@@ -317,6 +414,114 @@ func _Deployments_Delete_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Deployments_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DeploymentsServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Deployments_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DeploymentsServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Deployments_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DeploymentsServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Deployments_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DeploymentsServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Deployments_PatchStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DeploymentsServer).PatchStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Deployments_PatchStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DeploymentsServer).PatchStatus(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Deployments_GetScale_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DeploymentsServer).GetScale(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Deployments_GetScale_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DeploymentsServer).GetScale(ctx, req.(*v1.GetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Deployments_UpdateScale_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ScaleWriteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DeploymentsServer).UpdateScale(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Deployments_UpdateScale_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DeploymentsServer).UpdateScale(ctx, req.(*v11.ScaleWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Deployments_PatchScale_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DeploymentsServer).PatchScale(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Deployments_PatchScale_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DeploymentsServer).PatchScale(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Deployments_ServiceDesc is the grpc.ServiceDesc for Deployments service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -348,6 +553,30 @@ var Deployments_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _Deployments_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _Deployments_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _Deployments_Patch_Handler,
+		},
+		{
+			MethodName: "PatchStatus",
+			Handler:    _Deployments_PatchStatus_Handler,
+		},
+		{
+			MethodName: "GetScale",
+			Handler:    _Deployments_GetScale_Handler,
+		},
+		{
+			MethodName: "UpdateScale",
+			Handler:    _Deployments_UpdateScale_Handler,
+		},
+		{
+			MethodName: "PatchScale",
+			Handler:    _Deployments_PatchScale_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -360,13 +589,19 @@ var Deployments_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	ReplicaSets_Get_FullMethodName          = "/podline.apps.v1.ReplicaSets/Get"
-	ReplicaSets_List_FullMethodName         = "/podline.apps.v1.ReplicaSets/List"
-	ReplicaSets_Watch_FullMethodName        = "/podline.apps.v1.ReplicaSets/Watch"
-	ReplicaSets_Create_FullMethodName       = "/podline.apps.v1.ReplicaSets/Create"
-	ReplicaSets_Update_FullMethodName       = "/podline.apps.v1.ReplicaSets/Update"
-	ReplicaSets_UpdateStatus_FullMethodName = "/podline.apps.v1.ReplicaSets/UpdateStatus"
-	ReplicaSets_Delete_FullMethodName       = "/podline.apps.v1.ReplicaSets/Delete"
+	ReplicaSets_Get_FullMethodName              = "/podline.apps.v1.ReplicaSets/Get"
+	ReplicaSets_List_FullMethodName             = "/podline.apps.v1.ReplicaSets/List"
+	ReplicaSets_Watch_FullMethodName            = "/podline.apps.v1.ReplicaSets/Watch"
+	ReplicaSets_Create_FullMethodName           = "/podline.apps.v1.ReplicaSets/Create"
+	ReplicaSets_Update_FullMethodName           = "/podline.apps.v1.ReplicaSets/Update"
+	ReplicaSets_UpdateStatus_FullMethodName     = "/podline.apps.v1.ReplicaSets/UpdateStatus"
+	ReplicaSets_Delete_FullMethodName           = "/podline.apps.v1.ReplicaSets/Delete"
+	ReplicaSets_DeleteCollection_FullMethodName = "/podline.apps.v1.ReplicaSets/DeleteCollection"
+	ReplicaSets_Patch_FullMethodName            = "/podline.apps.v1.ReplicaSets/Patch"
+	ReplicaSets_PatchStatus_FullMethodName      = "/podline.apps.v1.ReplicaSets/PatchStatus"
+	ReplicaSets_GetScale_FullMethodName         = "/podline.apps.v1.ReplicaSets/GetScale"
+	ReplicaSets_UpdateScale_FullMethodName      = "/podline.apps.v1.ReplicaSets/UpdateScale"
+	ReplicaSets_PatchScale_FullMethodName       = "/podline.apps.v1.ReplicaSets/PatchScale"
 )
 
 // ReplicaSetsClient is the client API for ReplicaSets service.
@@ -382,6 +617,12 @@ type ReplicaSetsClient interface {
 	Update(ctx context.Context, in *ReplicaSetWriteRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
 	UpdateStatus(ctx context.Context, in *ReplicaSetWriteRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ReplicaSetList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
+	PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
+	GetScale(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*v11.Scale, error)
+	UpdateScale(ctx context.Context, in *v11.ScaleWriteRequest, opts ...grpc.CallOption) (*v11.Scale, error)
+	PatchScale(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*v11.Scale, error)
 }
 
 type replicaSetsClient struct {
@@ -471,6 +712,66 @@ func (c *replicaSetsClient) Delete(ctx context.Context, in *v1.DeleteRequest, op
 	return out, nil
 }
 
+func (c *replicaSetsClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ReplicaSetList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReplicaSetList)
+	err := c.cc.Invoke(ctx, ReplicaSets_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *replicaSetsClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ReplicaSet, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReplicaSet)
+	err := c.cc.Invoke(ctx, ReplicaSets_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *replicaSetsClient) PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ReplicaSet, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReplicaSet)
+	err := c.cc.Invoke(ctx, ReplicaSets_PatchStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *replicaSetsClient) GetScale(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*v11.Scale, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.Scale)
+	err := c.cc.Invoke(ctx, ReplicaSets_GetScale_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *replicaSetsClient) UpdateScale(ctx context.Context, in *v11.ScaleWriteRequest, opts ...grpc.CallOption) (*v11.Scale, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.Scale)
+	err := c.cc.Invoke(ctx, ReplicaSets_UpdateScale_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *replicaSetsClient) PatchScale(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*v11.Scale, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.Scale)
+	err := c.cc.Invoke(ctx, ReplicaSets_PatchScale_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ReplicaSetsServer is the server API for ReplicaSets service.
 // All implementations must embed UnimplementedReplicaSetsServer
 // for forward compatibility.
@@ -484,6 +785,12 @@ type ReplicaSetsServer interface {
 	Update(context.Context, *ReplicaSetWriteRequest) (*ReplicaSet, error)
 	UpdateStatus(context.Context, *ReplicaSetWriteRequest) (*ReplicaSet, error)
 	Delete(context.Context, *v1.DeleteRequest) (*ReplicaSet, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ReplicaSetList, error)
+	Patch(context.Context, *v1.PatchRequest) (*ReplicaSet, error)
+	PatchStatus(context.Context, *v1.PatchRequest) (*ReplicaSet, error)
+	GetScale(context.Context, *v1.GetRequest) (*v11.Scale, error)
+	UpdateScale(context.Context, *v11.ScaleWriteRequest) (*v11.Scale, error)
+	PatchScale(context.Context, *v1.PatchRequest) (*v11.Scale, error)
 	mustEmbedUnimplementedReplicaSetsServer()
 }
 
@@ -514,6 +821,24 @@ func (UnimplementedReplicaSetsServer) UpdateStatus(context.Context, *ReplicaSetW
 }
 func (UnimplementedReplicaSetsServer) Delete(context.Context, *v1.DeleteRequest) (*ReplicaSet, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedReplicaSetsServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ReplicaSetList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedReplicaSetsServer) Patch(context.Context, *v1.PatchRequest) (*ReplicaSet, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
+}
+func (UnimplementedReplicaSetsServer) PatchStatus(context.Context, *v1.PatchRequest) (*ReplicaSet, error) {
+	return nil, status.Error(codes.Unimplemented, "method PatchStatus not implemented")
+}
+func (UnimplementedReplicaSetsServer) GetScale(context.Context, *v1.GetRequest) (*v11.Scale, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetScale not implemented")
+}
+func (UnimplementedReplicaSetsServer) UpdateScale(context.Context, *v11.ScaleWriteRequest) (*v11.Scale, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateScale not implemented")
+}
+func (UnimplementedReplicaSetsServer) PatchScale(context.Context, *v1.PatchRequest) (*v11.Scale, error) {
+	return nil, status.Error(codes.Unimplemented, "method PatchScale not implemented")
 }
 func (UnimplementedReplicaSetsServer) mustEmbedUnimplementedReplicaSetsServer() {}
 func (UnimplementedReplicaSetsServer) testEmbeddedByValue()                     {}
@@ -655,6 +980,114 @@ func _ReplicaSets_Delete_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ReplicaSets_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReplicaSetsServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReplicaSets_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReplicaSetsServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReplicaSets_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReplicaSetsServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReplicaSets_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReplicaSetsServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReplicaSets_PatchStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReplicaSetsServer).PatchStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReplicaSets_PatchStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReplicaSetsServer).PatchStatus(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReplicaSets_GetScale_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReplicaSetsServer).GetScale(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReplicaSets_GetScale_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReplicaSetsServer).GetScale(ctx, req.(*v1.GetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReplicaSets_UpdateScale_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ScaleWriteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReplicaSetsServer).UpdateScale(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReplicaSets_UpdateScale_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReplicaSetsServer).UpdateScale(ctx, req.(*v11.ScaleWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReplicaSets_PatchScale_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReplicaSetsServer).PatchScale(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReplicaSets_PatchScale_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReplicaSetsServer).PatchScale(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ReplicaSets_ServiceDesc is the grpc.ServiceDesc for ReplicaSets service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -685,6 +1118,30 @@ var ReplicaSets_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Delete",
 			Handler:    _ReplicaSets_Delete_Handler,
+		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _ReplicaSets_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _ReplicaSets_Patch_Handler,
+		},
+		{
+			MethodName: "PatchStatus",
+			Handler:    _ReplicaSets_PatchStatus_Handler,
+		},
+		{
+			MethodName: "GetScale",
+			Handler:    _ReplicaSets_GetScale_Handler,
+		},
+		{
+			MethodName: "UpdateScale",
+			Handler:    _ReplicaSets_UpdateScale_Handler,
+		},
+		{
+			MethodName: "PatchScale",
+			Handler:    _ReplicaSets_PatchScale_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -57,6 +57,9 @@ func groupProto(g apis.Group) []byte {
 	p("")
 	p(`import "meta/v1/types.proto";`)
 	p(`import "%s/types.proto";`, g.Dir)
+	if hasScale(g) {
+		p(`import "autoscaling/v1/types.proto";`)
+	}
 	p("")
 	pkg := strings.ReplaceAll(g.Dir, "/", "")
 	p(`option go_package = "podline.dev/proto/%s;%s";`, g.Dir, pkg)
@@ -108,12 +111,32 @@ func groupProto(g apis.Group) []byte {
 			p("  rpc UpdateStatus(%sWriteRequest) returns (%s);", k, k)
 		}
 		p("  rpc Delete(podline.meta.v1.DeleteRequest) returns (%s);", k)
+		p("  rpc DeleteCollection(podline.meta.v1.DeleteCollectionRequest) returns (%sList);", k)
+		p("  rpc Patch(podline.meta.v1.PatchRequest) returns (%s);", k)
+		if r.Status {
+			p("  rpc PatchStatus(podline.meta.v1.PatchRequest) returns (%s);", k)
+		}
+		if r.Scale {
+			p("  rpc GetScale(podline.meta.v1.GetRequest) returns (podline.autoscaling.v1.Scale);")
+			p("  rpc UpdateScale(podline.autoscaling.v1.ScaleWriteRequest) returns (podline.autoscaling.v1.Scale);")
+			p("  rpc PatchScale(podline.meta.v1.PatchRequest) returns (podline.autoscaling.v1.Scale);")
+		}
 		for _, a := range r.Actions {
 			p("  rpc %s(%sWriteRequest) returns (podline.meta.v1.Status);", a.Method, a.Kind)
 		}
 		p("}")
 	}
 	return b.Bytes()
+}
+
+// hasScale tells whether a resource of the group has the scale subresource.
+func hasScale(g apis.Group) bool {
+	for _, r := range apis.InGroup(g) {
+		if r.Scale {
+			return true
+		}
+	}
+	return false
 }
 
 func gatewayYAML() []byte {
@@ -163,6 +186,16 @@ func gatewayYAML() []byte {
 			rule(sel+"UpdateStatus", "put", item+"/status", "object")
 		}
 		rule(sel+"Delete", "delete", item, "options")
+		rule(sel+"DeleteCollection", "delete", collection, "options")
+		rule(sel+"Patch", "patch", item, "data")
+		if r.Status {
+			rule(sel+"PatchStatus", "patch", item+"/status", "data")
+		}
+		if r.Scale {
+			rule(sel+"GetScale", "get", item+"/scale", "")
+			rule(sel+"UpdateScale", "put", item+"/scale", "object")
+			rule(sel+"PatchScale", "patch", item+"/scale", "data")
+		}
 		for _, a := range r.Actions {
 			rule(sel+a.Method, "post", item+"/"+a.Name, "object")
 		}

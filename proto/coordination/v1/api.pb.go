@@ -250,14 +250,16 @@ const file_coordination_v1_api_proto_rawDesc = "" +
 	"\x06object\x18\x03 \x01(\v2\x1e.podline.coordination.v1.LeaseR\x06object\x12\x17\n" +
 	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
 	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
-	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xdf\x03\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\x89\x05\n" +
 	"\x06Leases\x12B\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1e.podline.coordination.v1.Lease\x12H\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\".podline.coordination.v1.LeaseList\x12Q\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a(.podline.coordination.v1.LeaseWatchEvent0\x01\x12T\n" +
 	"\x06Create\x12*.podline.coordination.v1.LeaseWriteRequest\x1a\x1e.podline.coordination.v1.Lease\x12T\n" +
 	"\x06Update\x12*.podline.coordination.v1.LeaseWriteRequest\x1a\x1e.podline.coordination.v1.Lease\x12H\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1e.podline.coordination.v1.LeaseB2Z0podline.dev/proto/coordination/v1;coordinationv1b\x06proto3"
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1e.podline.coordination.v1.Lease\x12`\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\".podline.coordination.v1.LeaseList\x12F\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1e.podline.coordination.v1.LeaseB2Z0podline.dev/proto/coordination/v1;coordinationv1b\x06proto3"
 
 var (
 	file_coordination_v1_api_proto_rawDescOnce sync.Once
@@ -273,14 +275,16 @@ func file_coordination_v1_api_proto_rawDescGZIP() []byte {
 
 var file_coordination_v1_api_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_coordination_v1_api_proto_goTypes = []any{
-	(*LeaseList)(nil),         // 0: podline.coordination.v1.LeaseList
-	(*LeaseWatchEvent)(nil),   // 1: podline.coordination.v1.LeaseWatchEvent
-	(*LeaseWriteRequest)(nil), // 2: podline.coordination.v1.LeaseWriteRequest
-	(*v1.ListMeta)(nil),       // 3: podline.meta.v1.ListMeta
-	(*Lease)(nil),             // 4: podline.coordination.v1.Lease
-	(*v1.GetRequest)(nil),     // 5: podline.meta.v1.GetRequest
-	(*v1.ListRequest)(nil),    // 6: podline.meta.v1.ListRequest
-	(*v1.DeleteRequest)(nil),  // 7: podline.meta.v1.DeleteRequest
+	(*LeaseList)(nil),                  // 0: podline.coordination.v1.LeaseList
+	(*LeaseWatchEvent)(nil),            // 1: podline.coordination.v1.LeaseWatchEvent
+	(*LeaseWriteRequest)(nil),          // 2: podline.coordination.v1.LeaseWriteRequest
+	(*v1.ListMeta)(nil),                // 3: podline.meta.v1.ListMeta
+	(*Lease)(nil),                      // 4: podline.coordination.v1.Lease
+	(*v1.GetRequest)(nil),              // 5: podline.meta.v1.GetRequest
+	(*v1.ListRequest)(nil),             // 6: podline.meta.v1.ListRequest
+	(*v1.DeleteRequest)(nil),           // 7: podline.meta.v1.DeleteRequest
+	(*v1.DeleteCollectionRequest)(nil), // 8: podline.meta.v1.DeleteCollectionRequest
+	(*v1.PatchRequest)(nil),            // 9: podline.meta.v1.PatchRequest
 }
 var file_coordination_v1_api_proto_depIdxs = []int32{
 	3,  // 0: podline.coordination.v1.LeaseList.metadata:type_name -> podline.meta.v1.ListMeta
@@ -293,14 +297,18 @@ var file_coordination_v1_api_proto_depIdxs = []int32{
 	2,  // 7: podline.coordination.v1.Leases.Create:input_type -> podline.coordination.v1.LeaseWriteRequest
 	2,  // 8: podline.coordination.v1.Leases.Update:input_type -> podline.coordination.v1.LeaseWriteRequest
 	7,  // 9: podline.coordination.v1.Leases.Delete:input_type -> podline.meta.v1.DeleteRequest
-	4,  // 10: podline.coordination.v1.Leases.Get:output_type -> podline.coordination.v1.Lease
-	0,  // 11: podline.coordination.v1.Leases.List:output_type -> podline.coordination.v1.LeaseList
-	1,  // 12: podline.coordination.v1.Leases.Watch:output_type -> podline.coordination.v1.LeaseWatchEvent
-	4,  // 13: podline.coordination.v1.Leases.Create:output_type -> podline.coordination.v1.Lease
-	4,  // 14: podline.coordination.v1.Leases.Update:output_type -> podline.coordination.v1.Lease
-	4,  // 15: podline.coordination.v1.Leases.Delete:output_type -> podline.coordination.v1.Lease
-	10, // [10:16] is the sub-list for method output_type
-	4,  // [4:10] is the sub-list for method input_type
+	8,  // 10: podline.coordination.v1.Leases.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	9,  // 11: podline.coordination.v1.Leases.Patch:input_type -> podline.meta.v1.PatchRequest
+	4,  // 12: podline.coordination.v1.Leases.Get:output_type -> podline.coordination.v1.Lease
+	0,  // 13: podline.coordination.v1.Leases.List:output_type -> podline.coordination.v1.LeaseList
+	1,  // 14: podline.coordination.v1.Leases.Watch:output_type -> podline.coordination.v1.LeaseWatchEvent
+	4,  // 15: podline.coordination.v1.Leases.Create:output_type -> podline.coordination.v1.Lease
+	4,  // 16: podline.coordination.v1.Leases.Update:output_type -> podline.coordination.v1.Lease
+	4,  // 17: podline.coordination.v1.Leases.Delete:output_type -> podline.coordination.v1.Lease
+	0,  // 18: podline.coordination.v1.Leases.DeleteCollection:output_type -> podline.coordination.v1.LeaseList
+	4,  // 19: podline.coordination.v1.Leases.Patch:output_type -> podline.coordination.v1.Lease
+	12, // [12:20] is the sub-list for method output_type
+	4,  // [4:12] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
 	4,  // [4:4] is the sub-list for extension extendee
 	0,  // [0:4] is the sub-list for field type_name

@@ -22,12 +22,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Leases_Get_FullMethodName    = "/podline.coordination.v1.Leases/Get"
-	Leases_List_FullMethodName   = "/podline.coordination.v1.Leases/List"
-	Leases_Watch_FullMethodName  = "/podline.coordination.v1.Leases/Watch"
-	Leases_Create_FullMethodName = "/podline.coordination.v1.Leases/Create"
-	Leases_Update_FullMethodName = "/podline.coordination.v1.Leases/Update"
-	Leases_Delete_FullMethodName = "/podline.coordination.v1.Leases/Delete"
+	Leases_Get_FullMethodName              = "/podline.coordination.v1.Leases/Get"
+	Leases_List_FullMethodName             = "/podline.coordination.v1.Leases/List"
+	Leases_Watch_FullMethodName            = "/podline.coordination.v1.Leases/Watch"
+	Leases_Create_FullMethodName           = "/podline.coordination.v1.Leases/Create"
+	Leases_Update_FullMethodName           = "/podline.coordination.v1.Leases/Update"
+	Leases_Delete_FullMethodName           = "/podline.coordination.v1.Leases/Delete"
+	Leases_DeleteCollection_FullMethodName = "/podline.coordination.v1.Leases/DeleteCollection"
+	Leases_Patch_FullMethodName            = "/podline.coordination.v1.Leases/Patch"
 )
 
 // LeasesClient is the client API for Leases service.
@@ -42,6 +44,8 @@ type LeasesClient interface {
 	Create(ctx context.Context, in *LeaseWriteRequest, opts ...grpc.CallOption) (*Lease, error)
 	Update(ctx context.Context, in *LeaseWriteRequest, opts ...grpc.CallOption) (*Lease, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Lease, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*LeaseList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Lease, error)
 }
 
 type leasesClient struct {
@@ -121,6 +125,26 @@ func (c *leasesClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ..
 	return out, nil
 }
 
+func (c *leasesClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*LeaseList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LeaseList)
+	err := c.cc.Invoke(ctx, Leases_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leasesClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Lease, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Lease)
+	err := c.cc.Invoke(ctx, Leases_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LeasesServer is the server API for Leases service.
 // All implementations must embed UnimplementedLeasesServer
 // for forward compatibility.
@@ -133,6 +157,8 @@ type LeasesServer interface {
 	Create(context.Context, *LeaseWriteRequest) (*Lease, error)
 	Update(context.Context, *LeaseWriteRequest) (*Lease, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Lease, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*LeaseList, error)
+	Patch(context.Context, *v1.PatchRequest) (*Lease, error)
 	mustEmbedUnimplementedLeasesServer()
 }
 
@@ -160,6 +186,12 @@ func (UnimplementedLeasesServer) Update(context.Context, *LeaseWriteRequest) (*L
 }
 func (UnimplementedLeasesServer) Delete(context.Context, *v1.DeleteRequest) (*Lease, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedLeasesServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*LeaseList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedLeasesServer) Patch(context.Context, *v1.PatchRequest) (*Lease, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedLeasesServer) mustEmbedUnimplementedLeasesServer() {}
 func (UnimplementedLeasesServer) testEmbeddedByValue()                {}
@@ -283,6 +315,42 @@ func _Leases_Delete_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Leases_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeasesServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leases_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeasesServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leases_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeasesServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leases_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeasesServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Leases_ServiceDesc is the grpc.ServiceDesc for Leases service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -309,6 +377,14 @@ var Leases_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Delete",
 			Handler:    _Leases_Delete_Handler,
+		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _Leases_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _Leases_Patch_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1757,6 +1757,212 @@ func (x *ServiceAccountWriteRequest) GetFieldValidation() string {
 	return ""
 }
 
+type ResourceQuotaList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Metadata      *v1.ListMeta           `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Items         []*ResourceQuota       `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResourceQuotaList) Reset() {
+	*x = ResourceQuotaList{}
+	mi := &file_core_v1_api_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceQuotaList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceQuotaList) ProtoMessage() {}
+
+func (x *ResourceQuotaList) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_api_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceQuotaList.ProtoReflect.Descriptor instead.
+func (*ResourceQuotaList) Descriptor() ([]byte, []int) {
+	return file_core_v1_api_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ResourceQuotaList) GetApiVersion() string {
+	if x != nil {
+		return x.ApiVersion
+	}
+	return ""
+}
+
+func (x *ResourceQuotaList) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ResourceQuotaList) GetMetadata() *v1.ListMeta {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *ResourceQuotaList) GetItems() []*ResourceQuota {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// ResourceQuotaWatchEvent is one watch event: ADDED, MODIFIED, DELETED or BOOKMARK.
+type ResourceQuotaWatchEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Object        *ResourceQuota         `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResourceQuotaWatchEvent) Reset() {
+	*x = ResourceQuotaWatchEvent{}
+	mi := &file_core_v1_api_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceQuotaWatchEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceQuotaWatchEvent) ProtoMessage() {}
+
+func (x *ResourceQuotaWatchEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_api_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceQuotaWatchEvent.ProtoReflect.Descriptor instead.
+func (*ResourceQuotaWatchEvent) Descriptor() ([]byte, []int) {
+	return file_core_v1_api_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ResourceQuotaWatchEvent) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ResourceQuotaWatchEvent) GetObject() *ResourceQuota {
+	if x != nil {
+		return x.Object
+	}
+	return nil
+}
+
+// ResourceQuotaWriteRequest carries a ResourceQuota to create, update or act on.
+type ResourceQuotaWriteRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Namespace       string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	Name            string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Object          *ResourceQuota         `protobuf:"bytes,3,opt,name=object,proto3" json:"object,omitempty"`
+	DryRun          []string               `protobuf:"bytes,4,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	FieldManager    string                 `protobuf:"bytes,5,opt,name=field_manager,json=fieldManager,proto3" json:"field_manager,omitempty"`
+	FieldValidation string                 `protobuf:"bytes,6,opt,name=field_validation,json=fieldValidation,proto3" json:"field_validation,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ResourceQuotaWriteRequest) Reset() {
+	*x = ResourceQuotaWriteRequest{}
+	mi := &file_core_v1_api_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceQuotaWriteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceQuotaWriteRequest) ProtoMessage() {}
+
+func (x *ResourceQuotaWriteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_api_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceQuotaWriteRequest.ProtoReflect.Descriptor instead.
+func (*ResourceQuotaWriteRequest) Descriptor() ([]byte, []int) {
+	return file_core_v1_api_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ResourceQuotaWriteRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ResourceQuotaWriteRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ResourceQuotaWriteRequest) GetObject() *ResourceQuota {
+	if x != nil {
+		return x.Object
+	}
+	return nil
+}
+
+func (x *ResourceQuotaWriteRequest) GetDryRun() []string {
+	if x != nil {
+		return x.DryRun
+	}
+	return nil
+}
+
+func (x *ResourceQuotaWriteRequest) GetFieldManager() string {
+	if x != nil {
+		return x.FieldManager
+	}
+	return ""
+}
+
+func (x *ResourceQuotaWriteRequest) GetFieldValidation() string {
+	if x != nil {
+		return x.FieldValidation
+	}
+	return ""
+}
+
 var File_core_v1_api_proto protoreflect.FileDescriptor
 
 const file_core_v1_api_proto_rawDesc = "" +
@@ -1897,7 +2103,23 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x06object\x18\x03 \x01(\v2\x1f.podline.core.v1.ServiceAccountR\x06object\x12\x17\n" +
 	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
 	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
-	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\x9c\x04\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation\"\xb5\x01\n" +
+	"\x11ResourceQuotaList\x12\x1f\n" +
+	"\vapi_version\x18\x01 \x01(\tR\n" +
+	"apiVersion\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x125\n" +
+	"\bmetadata\x18\x03 \x01(\v2\x19.podline.meta.v1.ListMetaR\bmetadata\x124\n" +
+	"\x05items\x18\x04 \x03(\v2\x1e.podline.core.v1.ResourceQuotaR\x05items\"e\n" +
+	"\x17ResourceQuotaWatchEvent\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x126\n" +
+	"\x06object\x18\x02 \x01(\v2\x1e.podline.core.v1.ResourceQuotaR\x06object\"\xee\x01\n" +
+	"\x19ResourceQuotaWriteRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x126\n" +
+	"\x06object\x18\x03 \x01(\v2\x1e.podline.core.v1.ResourceQuotaR\x06object\x12\x17\n" +
+	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
+	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xf6\x05\n" +
 	"\x04Pods\x128\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x14.podline.core.v1.Pod\x12>\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x18.podline.core.v1.PodList\x12G\n" +
@@ -1905,8 +2127,11 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x06Create\x12 .podline.core.v1.PodWriteRequest\x1a\x14.podline.core.v1.Pod\x12@\n" +
 	"\x06Update\x12 .podline.core.v1.PodWriteRequest\x1a\x14.podline.core.v1.Pod\x12F\n" +
 	"\fUpdateStatus\x12 .podline.core.v1.PodWriteRequest\x1a\x14.podline.core.v1.Pod\x12>\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x14.podline.core.v1.Pod\x12E\n" +
-	"\x04Bind\x12$.podline.core.v1.BindingWriteRequest\x1a\x17.podline.meta.v1.Status2\xe0\x03\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x14.podline.core.v1.Pod\x12V\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x18.podline.core.v1.PodList\x12<\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x14.podline.core.v1.Pod\x12B\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x14.podline.core.v1.Pod\x12E\n" +
+	"\x04Bind\x12$.podline.core.v1.BindingWriteRequest\x1a\x17.podline.meta.v1.Status2\xbd\x05\n" +
 	"\x05Nodes\x129\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x15.podline.core.v1.Node\x12?\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x19.podline.core.v1.NodeList\x12H\n" +
@@ -1914,7 +2139,10 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x06Create\x12!.podline.core.v1.NodeWriteRequest\x1a\x15.podline.core.v1.Node\x12B\n" +
 	"\x06Update\x12!.podline.core.v1.NodeWriteRequest\x1a\x15.podline.core.v1.Node\x12H\n" +
 	"\fUpdateStatus\x12!.podline.core.v1.NodeWriteRequest\x1a\x15.podline.core.v1.Node\x12?\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x15.podline.core.v1.Node2\x97\x04\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x15.podline.core.v1.Node\x12W\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x19.podline.core.v1.NodeList\x12=\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x15.podline.core.v1.Node\x12C\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x15.podline.core.v1.Node2\x83\x06\n" +
 	"\n" +
 	"Namespaces\x12>\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1a.podline.core.v1.Namespace\x12D\n" +
@@ -1923,7 +2151,10 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x06Create\x12&.podline.core.v1.NamespaceWriteRequest\x1a\x1a.podline.core.v1.Namespace\x12L\n" +
 	"\x06Update\x12&.podline.core.v1.NamespaceWriteRequest\x1a\x1a.podline.core.v1.Namespace\x12R\n" +
 	"\fUpdateStatus\x12&.podline.core.v1.NamespaceWriteRequest\x1a\x1a.podline.core.v1.Namespace\x12D\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1a.podline.core.v1.Namespace2\x81\x04\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1a.podline.core.v1.Namespace\x12\\\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1e.podline.core.v1.NamespaceList\x12B\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1a.podline.core.v1.Namespace\x12H\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1a.podline.core.v1.Namespace2\xe7\x05\n" +
 	"\bServices\x12<\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x18.podline.core.v1.Service\x12B\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1c.podline.core.v1.ServiceList\x12K\n" +
@@ -1931,14 +2162,19 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x06Create\x12$.podline.core.v1.ServiceWriteRequest\x1a\x18.podline.core.v1.Service\x12H\n" +
 	"\x06Update\x12$.podline.core.v1.ServiceWriteRequest\x1a\x18.podline.core.v1.Service\x12N\n" +
 	"\fUpdateStatus\x12$.podline.core.v1.ServiceWriteRequest\x1a\x18.podline.core.v1.Service\x12B\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x18.podline.core.v1.Service2\x9f\x03\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x18.podline.core.v1.Service\x12Z\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1c.podline.core.v1.ServiceList\x12@\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x18.podline.core.v1.Service\x12F\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x18.podline.core.v1.Service2\xb9\x04\n" +
 	"\x06Events\x12:\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x16.podline.core.v1.Event\x12@\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1a.podline.core.v1.EventList\x12I\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a .podline.core.v1.EventWatchEvent0\x01\x12D\n" +
 	"\x06Create\x12\".podline.core.v1.EventWriteRequest\x1a\x16.podline.core.v1.Event\x12D\n" +
 	"\x06Update\x12\".podline.core.v1.EventWriteRequest\x1a\x16.podline.core.v1.Event\x12@\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x16.podline.core.v1.Event2\xc3\x03\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x16.podline.core.v1.Event\x12X\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1a.podline.core.v1.EventList\x12>\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x16.podline.core.v1.Event2\xe5\x04\n" +
 	"\n" +
 	"ConfigMaps\x12>\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1a.podline.core.v1.ConfigMap\x12D\n" +
@@ -1946,21 +2182,38 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a$.podline.core.v1.ConfigMapWatchEvent0\x01\x12L\n" +
 	"\x06Create\x12&.podline.core.v1.ConfigMapWriteRequest\x1a\x1a.podline.core.v1.ConfigMap\x12L\n" +
 	"\x06Update\x12&.podline.core.v1.ConfigMapWriteRequest\x1a\x1a.podline.core.v1.ConfigMap\x12D\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1a.podline.core.v1.ConfigMap2\xa8\x03\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1a.podline.core.v1.ConfigMap\x12\\\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1e.podline.core.v1.ConfigMapList\x12B\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1a.podline.core.v1.ConfigMap2\xc4\x04\n" +
 	"\aSecrets\x12;\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x17.podline.core.v1.Secret\x12A\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1b.podline.core.v1.SecretList\x12J\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a!.podline.core.v1.SecretWatchEvent0\x01\x12F\n" +
 	"\x06Create\x12#.podline.core.v1.SecretWriteRequest\x1a\x17.podline.core.v1.Secret\x12F\n" +
 	"\x06Update\x12#.podline.core.v1.SecretWriteRequest\x1a\x17.podline.core.v1.Secret\x12A\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x17.podline.core.v1.Secret2\xf0\x03\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x17.podline.core.v1.Secret\x12Y\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1b.podline.core.v1.SecretList\x12?\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x17.podline.core.v1.Secret2\x9c\x05\n" +
 	"\x0fServiceAccounts\x12C\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1f.podline.core.v1.ServiceAccount\x12I\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a#.podline.core.v1.ServiceAccountList\x12R\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a).podline.core.v1.ServiceAccountWatchEvent0\x01\x12V\n" +
 	"\x06Create\x12+.podline.core.v1.ServiceAccountWriteRequest\x1a\x1f.podline.core.v1.ServiceAccount\x12V\n" +
 	"\x06Update\x12+.podline.core.v1.ServiceAccountWriteRequest\x1a\x1f.podline.core.v1.ServiceAccount\x12I\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1f.podline.core.v1.ServiceAccountB\"Z podline.dev/proto/core/v1;corev1b\x06proto3"
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1f.podline.core.v1.ServiceAccount\x12a\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a#.podline.core.v1.ServiceAccountList\x12G\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1f.podline.core.v1.ServiceAccount2\xbb\x06\n" +
+	"\x0eResourceQuotas\x12B\n" +
+	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12H\n" +
+	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\".podline.core.v1.ResourceQuotaList\x12Q\n" +
+	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a(.podline.core.v1.ResourceQuotaWatchEvent0\x01\x12T\n" +
+	"\x06Create\x12*.podline.core.v1.ResourceQuotaWriteRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12T\n" +
+	"\x06Update\x12*.podline.core.v1.ResourceQuotaWriteRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12Z\n" +
+	"\fUpdateStatus\x12*.podline.core.v1.ResourceQuotaWriteRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12H\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12`\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\".podline.core.v1.ResourceQuotaList\x12F\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12L\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1e.podline.core.v1.ResourceQuotaB\"Z podline.dev/proto/core/v1;corev1b\x06proto3"
 
 var (
 	file_core_v1_api_proto_rawDescOnce sync.Once
@@ -1974,7 +2227,7 @@ func file_core_v1_api_proto_rawDescGZIP() []byte {
 	return file_core_v1_api_proto_rawDescData
 }
 
-var file_core_v1_api_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_core_v1_api_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_core_v1_api_proto_goTypes = []any{
 	(*PodList)(nil),                    // 0: podline.core.v1.PodList
 	(*PodWatchEvent)(nil),              // 1: podline.core.v1.PodWatchEvent
@@ -2001,166 +2254,236 @@ var file_core_v1_api_proto_goTypes = []any{
 	(*ServiceAccountList)(nil),         // 22: podline.core.v1.ServiceAccountList
 	(*ServiceAccountWatchEvent)(nil),   // 23: podline.core.v1.ServiceAccountWatchEvent
 	(*ServiceAccountWriteRequest)(nil), // 24: podline.core.v1.ServiceAccountWriteRequest
-	(*v1.ListMeta)(nil),                // 25: podline.meta.v1.ListMeta
-	(*Pod)(nil),                        // 26: podline.core.v1.Pod
-	(*Binding)(nil),                    // 27: podline.core.v1.Binding
-	(*Node)(nil),                       // 28: podline.core.v1.Node
-	(*Namespace)(nil),                  // 29: podline.core.v1.Namespace
-	(*Service)(nil),                    // 30: podline.core.v1.Service
-	(*Event)(nil),                      // 31: podline.core.v1.Event
-	(*ConfigMap)(nil),                  // 32: podline.core.v1.ConfigMap
-	(*Secret)(nil),                     // 33: podline.core.v1.Secret
-	(*ServiceAccount)(nil),             // 34: podline.core.v1.ServiceAccount
-	(*v1.GetRequest)(nil),              // 35: podline.meta.v1.GetRequest
-	(*v1.ListRequest)(nil),             // 36: podline.meta.v1.ListRequest
-	(*v1.DeleteRequest)(nil),           // 37: podline.meta.v1.DeleteRequest
-	(*v1.Status)(nil),                  // 38: podline.meta.v1.Status
+	(*ResourceQuotaList)(nil),          // 25: podline.core.v1.ResourceQuotaList
+	(*ResourceQuotaWatchEvent)(nil),    // 26: podline.core.v1.ResourceQuotaWatchEvent
+	(*ResourceQuotaWriteRequest)(nil),  // 27: podline.core.v1.ResourceQuotaWriteRequest
+	(*v1.ListMeta)(nil),                // 28: podline.meta.v1.ListMeta
+	(*Pod)(nil),                        // 29: podline.core.v1.Pod
+	(*Binding)(nil),                    // 30: podline.core.v1.Binding
+	(*Node)(nil),                       // 31: podline.core.v1.Node
+	(*Namespace)(nil),                  // 32: podline.core.v1.Namespace
+	(*Service)(nil),                    // 33: podline.core.v1.Service
+	(*Event)(nil),                      // 34: podline.core.v1.Event
+	(*ConfigMap)(nil),                  // 35: podline.core.v1.ConfigMap
+	(*Secret)(nil),                     // 36: podline.core.v1.Secret
+	(*ServiceAccount)(nil),             // 37: podline.core.v1.ServiceAccount
+	(*ResourceQuota)(nil),              // 38: podline.core.v1.ResourceQuota
+	(*v1.GetRequest)(nil),              // 39: podline.meta.v1.GetRequest
+	(*v1.ListRequest)(nil),             // 40: podline.meta.v1.ListRequest
+	(*v1.DeleteRequest)(nil),           // 41: podline.meta.v1.DeleteRequest
+	(*v1.DeleteCollectionRequest)(nil), // 42: podline.meta.v1.DeleteCollectionRequest
+	(*v1.PatchRequest)(nil),            // 43: podline.meta.v1.PatchRequest
+	(*v1.Status)(nil),                  // 44: podline.meta.v1.Status
 }
 var file_core_v1_api_proto_depIdxs = []int32{
-	25, // 0: podline.core.v1.PodList.metadata:type_name -> podline.meta.v1.ListMeta
-	26, // 1: podline.core.v1.PodList.items:type_name -> podline.core.v1.Pod
-	26, // 2: podline.core.v1.PodWatchEvent.object:type_name -> podline.core.v1.Pod
-	26, // 3: podline.core.v1.PodWriteRequest.object:type_name -> podline.core.v1.Pod
-	27, // 4: podline.core.v1.BindingWriteRequest.object:type_name -> podline.core.v1.Binding
-	25, // 5: podline.core.v1.NodeList.metadata:type_name -> podline.meta.v1.ListMeta
-	28, // 6: podline.core.v1.NodeList.items:type_name -> podline.core.v1.Node
-	28, // 7: podline.core.v1.NodeWatchEvent.object:type_name -> podline.core.v1.Node
-	28, // 8: podline.core.v1.NodeWriteRequest.object:type_name -> podline.core.v1.Node
-	25, // 9: podline.core.v1.NamespaceList.metadata:type_name -> podline.meta.v1.ListMeta
-	29, // 10: podline.core.v1.NamespaceList.items:type_name -> podline.core.v1.Namespace
-	29, // 11: podline.core.v1.NamespaceWatchEvent.object:type_name -> podline.core.v1.Namespace
-	29, // 12: podline.core.v1.NamespaceWriteRequest.object:type_name -> podline.core.v1.Namespace
-	25, // 13: podline.core.v1.ServiceList.metadata:type_name -> podline.meta.v1.ListMeta
-	30, // 14: podline.core.v1.ServiceList.items:type_name -> podline.core.v1.Service
-	30, // 15: podline.core.v1.ServiceWatchEvent.object:type_name -> podline.core.v1.Service
-	30, // 16: podline.core.v1.ServiceWriteRequest.object:type_name -> podline.core.v1.Service
-	25, // 17: podline.core.v1.EventList.metadata:type_name -> podline.meta.v1.ListMeta
-	31, // 18: podline.core.v1.EventList.items:type_name -> podline.core.v1.Event
-	31, // 19: podline.core.v1.EventWatchEvent.object:type_name -> podline.core.v1.Event
-	31, // 20: podline.core.v1.EventWriteRequest.object:type_name -> podline.core.v1.Event
-	25, // 21: podline.core.v1.ConfigMapList.metadata:type_name -> podline.meta.v1.ListMeta
-	32, // 22: podline.core.v1.ConfigMapList.items:type_name -> podline.core.v1.ConfigMap
-	32, // 23: podline.core.v1.ConfigMapWatchEvent.object:type_name -> podline.core.v1.ConfigMap
-	32, // 24: podline.core.v1.ConfigMapWriteRequest.object:type_name -> podline.core.v1.ConfigMap
-	25, // 25: podline.core.v1.SecretList.metadata:type_name -> podline.meta.v1.ListMeta
-	33, // 26: podline.core.v1.SecretList.items:type_name -> podline.core.v1.Secret
-	33, // 27: podline.core.v1.SecretWatchEvent.object:type_name -> podline.core.v1.Secret
-	33, // 28: podline.core.v1.SecretWriteRequest.object:type_name -> podline.core.v1.Secret
-	25, // 29: podline.core.v1.ServiceAccountList.metadata:type_name -> podline.meta.v1.ListMeta
-	34, // 30: podline.core.v1.ServiceAccountList.items:type_name -> podline.core.v1.ServiceAccount
-	34, // 31: podline.core.v1.ServiceAccountWatchEvent.object:type_name -> podline.core.v1.ServiceAccount
-	34, // 32: podline.core.v1.ServiceAccountWriteRequest.object:type_name -> podline.core.v1.ServiceAccount
-	35, // 33: podline.core.v1.Pods.Get:input_type -> podline.meta.v1.GetRequest
-	36, // 34: podline.core.v1.Pods.List:input_type -> podline.meta.v1.ListRequest
-	36, // 35: podline.core.v1.Pods.Watch:input_type -> podline.meta.v1.ListRequest
-	2,  // 36: podline.core.v1.Pods.Create:input_type -> podline.core.v1.PodWriteRequest
-	2,  // 37: podline.core.v1.Pods.Update:input_type -> podline.core.v1.PodWriteRequest
-	2,  // 38: podline.core.v1.Pods.UpdateStatus:input_type -> podline.core.v1.PodWriteRequest
-	37, // 39: podline.core.v1.Pods.Delete:input_type -> podline.meta.v1.DeleteRequest
-	3,  // 40: podline.core.v1.Pods.Bind:input_type -> podline.core.v1.BindingWriteRequest
-	35, // 41: podline.core.v1.Nodes.Get:input_type -> podline.meta.v1.GetRequest
-	36, // 42: podline.core.v1.Nodes.List:input_type -> podline.meta.v1.ListRequest
-	36, // 43: podline.core.v1.Nodes.Watch:input_type -> podline.meta.v1.ListRequest
-	6,  // 44: podline.core.v1.Nodes.Create:input_type -> podline.core.v1.NodeWriteRequest
-	6,  // 45: podline.core.v1.Nodes.Update:input_type -> podline.core.v1.NodeWriteRequest
-	6,  // 46: podline.core.v1.Nodes.UpdateStatus:input_type -> podline.core.v1.NodeWriteRequest
-	37, // 47: podline.core.v1.Nodes.Delete:input_type -> podline.meta.v1.DeleteRequest
-	35, // 48: podline.core.v1.Namespaces.Get:input_type -> podline.meta.v1.GetRequest
-	36, // 49: podline.core.v1.Namespaces.List:input_type -> podline.meta.v1.ListRequest
-	36, // 50: podline.core.v1.Namespaces.Watch:input_type -> podline.meta.v1.ListRequest
-	9,  // 51: podline.core.v1.Namespaces.Create:input_type -> podline.core.v1.NamespaceWriteRequest
-	9,  // 52: podline.core.v1.Namespaces.Update:input_type -> podline.core.v1.NamespaceWriteRequest
-	9,  // 53: podline.core.v1.Namespaces.UpdateStatus:input_type -> podline.core.v1.NamespaceWriteRequest
-	37, // 54: podline.core.v1.Namespaces.Delete:input_type -> podline.meta.v1.DeleteRequest
-	35, // 55: podline.core.v1.Services.Get:input_type -> podline.meta.v1.GetRequest
-	36, // 56: podline.core.v1.Services.List:input_type -> podline.meta.v1.ListRequest
-	36, // 57: podline.core.v1.Services.Watch:input_type -> podline.meta.v1.ListRequest
-	12, // 58: podline.core.v1.Services.Create:input_type -> podline.core.v1.ServiceWriteRequest
-	12, // 59: podline.core.v1.Services.Update:input_type -> podline.core.v1.ServiceWriteRequest
-	12, // 60: podline.core.v1.Services.UpdateStatus:input_type -> podline.core.v1.ServiceWriteRequest
-	37, // 61: podline.core.v1.Services.Delete:input_type -> podline.meta.v1.DeleteRequest
-	35, // 62: podline.core.v1.Events.Get:input_type -> podline.meta.v1.GetRequest
-	36, // 63: podline.core.v1.Events.List:input_type -> podline.meta.v1.ListRequest
-	36, // 64: podline.core.v1.Events.Watch:input_type -> podline.meta.v1.ListRequest
-	15, // 65: podline.core.v1.Events.Create:input_type -> podline.core.v1.EventWriteRequest
-	15, // 66: podline.core.v1.Events.Update:input_type -> podline.core.v1.EventWriteRequest
-	37, // 67: podline.core.v1.Events.Delete:input_type -> podline.meta.v1.DeleteRequest
-	35, // 68: podline.core.v1.ConfigMaps.Get:input_type -> podline.meta.v1.GetRequest
-	36, // 69: podline.core.v1.ConfigMaps.List:input_type -> podline.meta.v1.ListRequest
-	36, // 70: podline.core.v1.ConfigMaps.Watch:input_type -> podline.meta.v1.ListRequest
-	18, // 71: podline.core.v1.ConfigMaps.Create:input_type -> podline.core.v1.ConfigMapWriteRequest
-	18, // 72: podline.core.v1.ConfigMaps.Update:input_type -> podline.core.v1.ConfigMapWriteRequest
-	37, // 73: podline.core.v1.ConfigMaps.Delete:input_type -> podline.meta.v1.DeleteRequest
-	35, // 74: podline.core.v1.Secrets.Get:input_type -> podline.meta.v1.GetRequest
-	36, // 75: podline.core.v1.Secrets.List:input_type -> podline.meta.v1.ListRequest
-	36, // 76: podline.core.v1.Secrets.Watch:input_type -> podline.meta.v1.ListRequest
-	21, // 77: podline.core.v1.Secrets.Create:input_type -> podline.core.v1.SecretWriteRequest
-	21, // 78: podline.core.v1.Secrets.Update:input_type -> podline.core.v1.SecretWriteRequest
-	37, // 79: podline.core.v1.Secrets.Delete:input_type -> podline.meta.v1.DeleteRequest
-	35, // 80: podline.core.v1.ServiceAccounts.Get:input_type -> podline.meta.v1.GetRequest
-	36, // 81: podline.core.v1.ServiceAccounts.List:input_type -> podline.meta.v1.ListRequest
-	36, // 82: podline.core.v1.ServiceAccounts.Watch:input_type -> podline.meta.v1.ListRequest
-	24, // 83: podline.core.v1.ServiceAccounts.Create:input_type -> podline.core.v1.ServiceAccountWriteRequest
-	24, // 84: podline.core.v1.ServiceAccounts.Update:input_type -> podline.core.v1.ServiceAccountWriteRequest
-	37, // 85: podline.core.v1.ServiceAccounts.Delete:input_type -> podline.meta.v1.DeleteRequest
-	26, // 86: podline.core.v1.Pods.Get:output_type -> podline.core.v1.Pod
-	0,  // 87: podline.core.v1.Pods.List:output_type -> podline.core.v1.PodList
-	1,  // 88: podline.core.v1.Pods.Watch:output_type -> podline.core.v1.PodWatchEvent
-	26, // 89: podline.core.v1.Pods.Create:output_type -> podline.core.v1.Pod
-	26, // 90: podline.core.v1.Pods.Update:output_type -> podline.core.v1.Pod
-	26, // 91: podline.core.v1.Pods.UpdateStatus:output_type -> podline.core.v1.Pod
-	26, // 92: podline.core.v1.Pods.Delete:output_type -> podline.core.v1.Pod
-	38, // 93: podline.core.v1.Pods.Bind:output_type -> podline.meta.v1.Status
-	28, // 94: podline.core.v1.Nodes.Get:output_type -> podline.core.v1.Node
-	4,  // 95: podline.core.v1.Nodes.List:output_type -> podline.core.v1.NodeList
-	5,  // 96: podline.core.v1.Nodes.Watch:output_type -> podline.core.v1.NodeWatchEvent
-	28, // 97: podline.core.v1.Nodes.Create:output_type -> podline.core.v1.Node
-	28, // 98: podline.core.v1.Nodes.Update:output_type -> podline.core.v1.Node
-	28, // 99: podline.core.v1.Nodes.UpdateStatus:output_type -> podline.core.v1.Node
-	28, // 100: podline.core.v1.Nodes.Delete:output_type -> podline.core.v1.Node
-	29, // 101: podline.core.v1.Namespaces.Get:output_type -> podline.core.v1.Namespace
-	7,  // 102: podline.core.v1.Namespaces.List:output_type -> podline.core.v1.NamespaceList
-	8,  // 103: podline.core.v1.Namespaces.Watch:output_type -> podline.core.v1.NamespaceWatchEvent
-	29, // 104: podline.core.v1.Namespaces.Create:output_type -> podline.core.v1.Namespace
-	29, // 105: podline.core.v1.Namespaces.Update:output_type -> podline.core.v1.Namespace
-	29, // 106: podline.core.v1.Namespaces.UpdateStatus:output_type -> podline.core.v1.Namespace
-	29, // 107: podline.core.v1.Namespaces.Delete:output_type -> podline.core.v1.Namespace
-	30, // 108: podline.core.v1.Services.Get:output_type -> podline.core.v1.Service
-	10, // 109: podline.core.v1.Services.List:output_type -> podline.core.v1.ServiceList
-	11, // 110: podline.core.v1.Services.Watch:output_type -> podline.core.v1.ServiceWatchEvent
-	30, // 111: podline.core.v1.Services.Create:output_type -> podline.core.v1.Service
-	30, // 112: podline.core.v1.Services.Update:output_type -> podline.core.v1.Service
-	30, // 113: podline.core.v1.Services.UpdateStatus:output_type -> podline.core.v1.Service
-	30, // 114: podline.core.v1.Services.Delete:output_type -> podline.core.v1.Service
-	31, // 115: podline.core.v1.Events.Get:output_type -> podline.core.v1.Event
-	13, // 116: podline.core.v1.Events.List:output_type -> podline.core.v1.EventList
-	14, // 117: podline.core.v1.Events.Watch:output_type -> podline.core.v1.EventWatchEvent
-	31, // 118: podline.core.v1.Events.Create:output_type -> podline.core.v1.Event
-	31, // 119: podline.core.v1.Events.Update:output_type -> podline.core.v1.Event
-	31, // 120: podline.core.v1.Events.Delete:output_type -> podline.core.v1.Event
-	32, // 121: podline.core.v1.ConfigMaps.Get:output_type -> podline.core.v1.ConfigMap
-	16, // 122: podline.core.v1.ConfigMaps.List:output_type -> podline.core.v1.ConfigMapList
-	17, // 123: podline.core.v1.ConfigMaps.Watch:output_type -> podline.core.v1.ConfigMapWatchEvent
-	32, // 124: podline.core.v1.ConfigMaps.Create:output_type -> podline.core.v1.ConfigMap
-	32, // 125: podline.core.v1.ConfigMaps.Update:output_type -> podline.core.v1.ConfigMap
-	32, // 126: podline.core.v1.ConfigMaps.Delete:output_type -> podline.core.v1.ConfigMap
-	33, // 127: podline.core.v1.Secrets.Get:output_type -> podline.core.v1.Secret
-	19, // 128: podline.core.v1.Secrets.List:output_type -> podline.core.v1.SecretList
-	20, // 129: podline.core.v1.Secrets.Watch:output_type -> podline.core.v1.SecretWatchEvent
-	33, // 130: podline.core.v1.Secrets.Create:output_type -> podline.core.v1.Secret
-	33, // 131: podline.core.v1.Secrets.Update:output_type -> podline.core.v1.Secret
-	33, // 132: podline.core.v1.Secrets.Delete:output_type -> podline.core.v1.Secret
-	34, // 133: podline.core.v1.ServiceAccounts.Get:output_type -> podline.core.v1.ServiceAccount
-	22, // 134: podline.core.v1.ServiceAccounts.List:output_type -> podline.core.v1.ServiceAccountList
-	23, // 135: podline.core.v1.ServiceAccounts.Watch:output_type -> podline.core.v1.ServiceAccountWatchEvent
-	34, // 136: podline.core.v1.ServiceAccounts.Create:output_type -> podline.core.v1.ServiceAccount
-	34, // 137: podline.core.v1.ServiceAccounts.Update:output_type -> podline.core.v1.ServiceAccount
-	34, // 138: podline.core.v1.ServiceAccounts.Delete:output_type -> podline.core.v1.ServiceAccount
-	86, // [86:139] is the sub-list for method output_type
-	33, // [33:86] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	28,  // 0: podline.core.v1.PodList.metadata:type_name -> podline.meta.v1.ListMeta
+	29,  // 1: podline.core.v1.PodList.items:type_name -> podline.core.v1.Pod
+	29,  // 2: podline.core.v1.PodWatchEvent.object:type_name -> podline.core.v1.Pod
+	29,  // 3: podline.core.v1.PodWriteRequest.object:type_name -> podline.core.v1.Pod
+	30,  // 4: podline.core.v1.BindingWriteRequest.object:type_name -> podline.core.v1.Binding
+	28,  // 5: podline.core.v1.NodeList.metadata:type_name -> podline.meta.v1.ListMeta
+	31,  // 6: podline.core.v1.NodeList.items:type_name -> podline.core.v1.Node
+	31,  // 7: podline.core.v1.NodeWatchEvent.object:type_name -> podline.core.v1.Node
+	31,  // 8: podline.core.v1.NodeWriteRequest.object:type_name -> podline.core.v1.Node
+	28,  // 9: podline.core.v1.NamespaceList.metadata:type_name -> podline.meta.v1.ListMeta
+	32,  // 10: podline.core.v1.NamespaceList.items:type_name -> podline.core.v1.Namespace
+	32,  // 11: podline.core.v1.NamespaceWatchEvent.object:type_name -> podline.core.v1.Namespace
+	32,  // 12: podline.core.v1.NamespaceWriteRequest.object:type_name -> podline.core.v1.Namespace
+	28,  // 13: podline.core.v1.ServiceList.metadata:type_name -> podline.meta.v1.ListMeta
+	33,  // 14: podline.core.v1.ServiceList.items:type_name -> podline.core.v1.Service
+	33,  // 15: podline.core.v1.ServiceWatchEvent.object:type_name -> podline.core.v1.Service
+	33,  // 16: podline.core.v1.ServiceWriteRequest.object:type_name -> podline.core.v1.Service
+	28,  // 17: podline.core.v1.EventList.metadata:type_name -> podline.meta.v1.ListMeta
+	34,  // 18: podline.core.v1.EventList.items:type_name -> podline.core.v1.Event
+	34,  // 19: podline.core.v1.EventWatchEvent.object:type_name -> podline.core.v1.Event
+	34,  // 20: podline.core.v1.EventWriteRequest.object:type_name -> podline.core.v1.Event
+	28,  // 21: podline.core.v1.ConfigMapList.metadata:type_name -> podline.meta.v1.ListMeta
+	35,  // 22: podline.core.v1.ConfigMapList.items:type_name -> podline.core.v1.ConfigMap
+	35,  // 23: podline.core.v1.ConfigMapWatchEvent.object:type_name -> podline.core.v1.ConfigMap
+	35,  // 24: podline.core.v1.ConfigMapWriteRequest.object:type_name -> podline.core.v1.ConfigMap
+	28,  // 25: podline.core.v1.SecretList.metadata:type_name -> podline.meta.v1.ListMeta
+	36,  // 26: podline.core.v1.SecretList.items:type_name -> podline.core.v1.Secret
+	36,  // 27: podline.core.v1.SecretWatchEvent.object:type_name -> podline.core.v1.Secret
+	36,  // 28: podline.core.v1.SecretWriteRequest.object:type_name -> podline.core.v1.Secret
+	28,  // 29: podline.core.v1.ServiceAccountList.metadata:type_name -> podline.meta.v1.ListMeta
+	37,  // 30: podline.core.v1.ServiceAccountList.items:type_name -> podline.core.v1.ServiceAccount
+	37,  // 31: podline.core.v1.ServiceAccountWatchEvent.object:type_name -> podline.core.v1.ServiceAccount
+	37,  // 32: podline.core.v1.ServiceAccountWriteRequest.object:type_name -> podline.core.v1.ServiceAccount
+	28,  // 33: podline.core.v1.ResourceQuotaList.metadata:type_name -> podline.meta.v1.ListMeta
+	38,  // 34: podline.core.v1.ResourceQuotaList.items:type_name -> podline.core.v1.ResourceQuota
+	38,  // 35: podline.core.v1.ResourceQuotaWatchEvent.object:type_name -> podline.core.v1.ResourceQuota
+	38,  // 36: podline.core.v1.ResourceQuotaWriteRequest.object:type_name -> podline.core.v1.ResourceQuota
+	39,  // 37: podline.core.v1.Pods.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 38: podline.core.v1.Pods.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 39: podline.core.v1.Pods.Watch:input_type -> podline.meta.v1.ListRequest
+	2,   // 40: podline.core.v1.Pods.Create:input_type -> podline.core.v1.PodWriteRequest
+	2,   // 41: podline.core.v1.Pods.Update:input_type -> podline.core.v1.PodWriteRequest
+	2,   // 42: podline.core.v1.Pods.UpdateStatus:input_type -> podline.core.v1.PodWriteRequest
+	41,  // 43: podline.core.v1.Pods.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 44: podline.core.v1.Pods.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 45: podline.core.v1.Pods.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 46: podline.core.v1.Pods.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	3,   // 47: podline.core.v1.Pods.Bind:input_type -> podline.core.v1.BindingWriteRequest
+	39,  // 48: podline.core.v1.Nodes.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 49: podline.core.v1.Nodes.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 50: podline.core.v1.Nodes.Watch:input_type -> podline.meta.v1.ListRequest
+	6,   // 51: podline.core.v1.Nodes.Create:input_type -> podline.core.v1.NodeWriteRequest
+	6,   // 52: podline.core.v1.Nodes.Update:input_type -> podline.core.v1.NodeWriteRequest
+	6,   // 53: podline.core.v1.Nodes.UpdateStatus:input_type -> podline.core.v1.NodeWriteRequest
+	41,  // 54: podline.core.v1.Nodes.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 55: podline.core.v1.Nodes.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 56: podline.core.v1.Nodes.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 57: podline.core.v1.Nodes.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	39,  // 58: podline.core.v1.Namespaces.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 59: podline.core.v1.Namespaces.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 60: podline.core.v1.Namespaces.Watch:input_type -> podline.meta.v1.ListRequest
+	9,   // 61: podline.core.v1.Namespaces.Create:input_type -> podline.core.v1.NamespaceWriteRequest
+	9,   // 62: podline.core.v1.Namespaces.Update:input_type -> podline.core.v1.NamespaceWriteRequest
+	9,   // 63: podline.core.v1.Namespaces.UpdateStatus:input_type -> podline.core.v1.NamespaceWriteRequest
+	41,  // 64: podline.core.v1.Namespaces.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 65: podline.core.v1.Namespaces.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 66: podline.core.v1.Namespaces.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 67: podline.core.v1.Namespaces.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	39,  // 68: podline.core.v1.Services.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 69: podline.core.v1.Services.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 70: podline.core.v1.Services.Watch:input_type -> podline.meta.v1.ListRequest
+	12,  // 71: podline.core.v1.Services.Create:input_type -> podline.core.v1.ServiceWriteRequest
+	12,  // 72: podline.core.v1.Services.Update:input_type -> podline.core.v1.ServiceWriteRequest
+	12,  // 73: podline.core.v1.Services.UpdateStatus:input_type -> podline.core.v1.ServiceWriteRequest
+	41,  // 74: podline.core.v1.Services.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 75: podline.core.v1.Services.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 76: podline.core.v1.Services.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 77: podline.core.v1.Services.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	39,  // 78: podline.core.v1.Events.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 79: podline.core.v1.Events.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 80: podline.core.v1.Events.Watch:input_type -> podline.meta.v1.ListRequest
+	15,  // 81: podline.core.v1.Events.Create:input_type -> podline.core.v1.EventWriteRequest
+	15,  // 82: podline.core.v1.Events.Update:input_type -> podline.core.v1.EventWriteRequest
+	41,  // 83: podline.core.v1.Events.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 84: podline.core.v1.Events.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 85: podline.core.v1.Events.Patch:input_type -> podline.meta.v1.PatchRequest
+	39,  // 86: podline.core.v1.ConfigMaps.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 87: podline.core.v1.ConfigMaps.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 88: podline.core.v1.ConfigMaps.Watch:input_type -> podline.meta.v1.ListRequest
+	18,  // 89: podline.core.v1.ConfigMaps.Create:input_type -> podline.core.v1.ConfigMapWriteRequest
+	18,  // 90: podline.core.v1.ConfigMaps.Update:input_type -> podline.core.v1.ConfigMapWriteRequest
+	41,  // 91: podline.core.v1.ConfigMaps.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 92: podline.core.v1.ConfigMaps.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 93: podline.core.v1.ConfigMaps.Patch:input_type -> podline.meta.v1.PatchRequest
+	39,  // 94: podline.core.v1.Secrets.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 95: podline.core.v1.Secrets.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 96: podline.core.v1.Secrets.Watch:input_type -> podline.meta.v1.ListRequest
+	21,  // 97: podline.core.v1.Secrets.Create:input_type -> podline.core.v1.SecretWriteRequest
+	21,  // 98: podline.core.v1.Secrets.Update:input_type -> podline.core.v1.SecretWriteRequest
+	41,  // 99: podline.core.v1.Secrets.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 100: podline.core.v1.Secrets.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 101: podline.core.v1.Secrets.Patch:input_type -> podline.meta.v1.PatchRequest
+	39,  // 102: podline.core.v1.ServiceAccounts.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 103: podline.core.v1.ServiceAccounts.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 104: podline.core.v1.ServiceAccounts.Watch:input_type -> podline.meta.v1.ListRequest
+	24,  // 105: podline.core.v1.ServiceAccounts.Create:input_type -> podline.core.v1.ServiceAccountWriteRequest
+	24,  // 106: podline.core.v1.ServiceAccounts.Update:input_type -> podline.core.v1.ServiceAccountWriteRequest
+	41,  // 107: podline.core.v1.ServiceAccounts.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 108: podline.core.v1.ServiceAccounts.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 109: podline.core.v1.ServiceAccounts.Patch:input_type -> podline.meta.v1.PatchRequest
+	39,  // 110: podline.core.v1.ResourceQuotas.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 111: podline.core.v1.ResourceQuotas.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 112: podline.core.v1.ResourceQuotas.Watch:input_type -> podline.meta.v1.ListRequest
+	27,  // 113: podline.core.v1.ResourceQuotas.Create:input_type -> podline.core.v1.ResourceQuotaWriteRequest
+	27,  // 114: podline.core.v1.ResourceQuotas.Update:input_type -> podline.core.v1.ResourceQuotaWriteRequest
+	27,  // 115: podline.core.v1.ResourceQuotas.UpdateStatus:input_type -> podline.core.v1.ResourceQuotaWriteRequest
+	41,  // 116: podline.core.v1.ResourceQuotas.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 117: podline.core.v1.ResourceQuotas.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 118: podline.core.v1.ResourceQuotas.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 119: podline.core.v1.ResourceQuotas.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	29,  // 120: podline.core.v1.Pods.Get:output_type -> podline.core.v1.Pod
+	0,   // 121: podline.core.v1.Pods.List:output_type -> podline.core.v1.PodList
+	1,   // 122: podline.core.v1.Pods.Watch:output_type -> podline.core.v1.PodWatchEvent
+	29,  // 123: podline.core.v1.Pods.Create:output_type -> podline.core.v1.Pod
+	29,  // 124: podline.core.v1.Pods.Update:output_type -> podline.core.v1.Pod
+	29,  // 125: podline.core.v1.Pods.UpdateStatus:output_type -> podline.core.v1.Pod
+	29,  // 126: podline.core.v1.Pods.Delete:output_type -> podline.core.v1.Pod
+	0,   // 127: podline.core.v1.Pods.DeleteCollection:output_type -> podline.core.v1.PodList
+	29,  // 128: podline.core.v1.Pods.Patch:output_type -> podline.core.v1.Pod
+	29,  // 129: podline.core.v1.Pods.PatchStatus:output_type -> podline.core.v1.Pod
+	44,  // 130: podline.core.v1.Pods.Bind:output_type -> podline.meta.v1.Status
+	31,  // 131: podline.core.v1.Nodes.Get:output_type -> podline.core.v1.Node
+	4,   // 132: podline.core.v1.Nodes.List:output_type -> podline.core.v1.NodeList
+	5,   // 133: podline.core.v1.Nodes.Watch:output_type -> podline.core.v1.NodeWatchEvent
+	31,  // 134: podline.core.v1.Nodes.Create:output_type -> podline.core.v1.Node
+	31,  // 135: podline.core.v1.Nodes.Update:output_type -> podline.core.v1.Node
+	31,  // 136: podline.core.v1.Nodes.UpdateStatus:output_type -> podline.core.v1.Node
+	31,  // 137: podline.core.v1.Nodes.Delete:output_type -> podline.core.v1.Node
+	4,   // 138: podline.core.v1.Nodes.DeleteCollection:output_type -> podline.core.v1.NodeList
+	31,  // 139: podline.core.v1.Nodes.Patch:output_type -> podline.core.v1.Node
+	31,  // 140: podline.core.v1.Nodes.PatchStatus:output_type -> podline.core.v1.Node
+	32,  // 141: podline.core.v1.Namespaces.Get:output_type -> podline.core.v1.Namespace
+	7,   // 142: podline.core.v1.Namespaces.List:output_type -> podline.core.v1.NamespaceList
+	8,   // 143: podline.core.v1.Namespaces.Watch:output_type -> podline.core.v1.NamespaceWatchEvent
+	32,  // 144: podline.core.v1.Namespaces.Create:output_type -> podline.core.v1.Namespace
+	32,  // 145: podline.core.v1.Namespaces.Update:output_type -> podline.core.v1.Namespace
+	32,  // 146: podline.core.v1.Namespaces.UpdateStatus:output_type -> podline.core.v1.Namespace
+	32,  // 147: podline.core.v1.Namespaces.Delete:output_type -> podline.core.v1.Namespace
+	7,   // 148: podline.core.v1.Namespaces.DeleteCollection:output_type -> podline.core.v1.NamespaceList
+	32,  // 149: podline.core.v1.Namespaces.Patch:output_type -> podline.core.v1.Namespace
+	32,  // 150: podline.core.v1.Namespaces.PatchStatus:output_type -> podline.core.v1.Namespace
+	33,  // 151: podline.core.v1.Services.Get:output_type -> podline.core.v1.Service
+	10,  // 152: podline.core.v1.Services.List:output_type -> podline.core.v1.ServiceList
+	11,  // 153: podline.core.v1.Services.Watch:output_type -> podline.core.v1.ServiceWatchEvent
+	33,  // 154: podline.core.v1.Services.Create:output_type -> podline.core.v1.Service
+	33,  // 155: podline.core.v1.Services.Update:output_type -> podline.core.v1.Service
+	33,  // 156: podline.core.v1.Services.UpdateStatus:output_type -> podline.core.v1.Service
+	33,  // 157: podline.core.v1.Services.Delete:output_type -> podline.core.v1.Service
+	10,  // 158: podline.core.v1.Services.DeleteCollection:output_type -> podline.core.v1.ServiceList
+	33,  // 159: podline.core.v1.Services.Patch:output_type -> podline.core.v1.Service
+	33,  // 160: podline.core.v1.Services.PatchStatus:output_type -> podline.core.v1.Service
+	34,  // 161: podline.core.v1.Events.Get:output_type -> podline.core.v1.Event
+	13,  // 162: podline.core.v1.Events.List:output_type -> podline.core.v1.EventList
+	14,  // 163: podline.core.v1.Events.Watch:output_type -> podline.core.v1.EventWatchEvent
+	34,  // 164: podline.core.v1.Events.Create:output_type -> podline.core.v1.Event
+	34,  // 165: podline.core.v1.Events.Update:output_type -> podline.core.v1.Event
+	34,  // 166: podline.core.v1.Events.Delete:output_type -> podline.core.v1.Event
+	13,  // 167: podline.core.v1.Events.DeleteCollection:output_type -> podline.core.v1.EventList
+	34,  // 168: podline.core.v1.Events.Patch:output_type -> podline.core.v1.Event
+	35,  // 169: podline.core.v1.ConfigMaps.Get:output_type -> podline.core.v1.ConfigMap
+	16,  // 170: podline.core.v1.ConfigMaps.List:output_type -> podline.core.v1.ConfigMapList
+	17,  // 171: podline.core.v1.ConfigMaps.Watch:output_type -> podline.core.v1.ConfigMapWatchEvent
+	35,  // 172: podline.core.v1.ConfigMaps.Create:output_type -> podline.core.v1.ConfigMap
+	35,  // 173: podline.core.v1.ConfigMaps.Update:output_type -> podline.core.v1.ConfigMap
+	35,  // 174: podline.core.v1.ConfigMaps.Delete:output_type -> podline.core.v1.ConfigMap
+	16,  // 175: podline.core.v1.ConfigMaps.DeleteCollection:output_type -> podline.core.v1.ConfigMapList
+	35,  // 176: podline.core.v1.ConfigMaps.Patch:output_type -> podline.core.v1.ConfigMap
+	36,  // 177: podline.core.v1.Secrets.Get:output_type -> podline.core.v1.Secret
+	19,  // 178: podline.core.v1.Secrets.List:output_type -> podline.core.v1.SecretList
+	20,  // 179: podline.core.v1.Secrets.Watch:output_type -> podline.core.v1.SecretWatchEvent
+	36,  // 180: podline.core.v1.Secrets.Create:output_type -> podline.core.v1.Secret
+	36,  // 181: podline.core.v1.Secrets.Update:output_type -> podline.core.v1.Secret
+	36,  // 182: podline.core.v1.Secrets.Delete:output_type -> podline.core.v1.Secret
+	19,  // 183: podline.core.v1.Secrets.DeleteCollection:output_type -> podline.core.v1.SecretList
+	36,  // 184: podline.core.v1.Secrets.Patch:output_type -> podline.core.v1.Secret
+	37,  // 185: podline.core.v1.ServiceAccounts.Get:output_type -> podline.core.v1.ServiceAccount
+	22,  // 186: podline.core.v1.ServiceAccounts.List:output_type -> podline.core.v1.ServiceAccountList
+	23,  // 187: podline.core.v1.ServiceAccounts.Watch:output_type -> podline.core.v1.ServiceAccountWatchEvent
+	37,  // 188: podline.core.v1.ServiceAccounts.Create:output_type -> podline.core.v1.ServiceAccount
+	37,  // 189: podline.core.v1.ServiceAccounts.Update:output_type -> podline.core.v1.ServiceAccount
+	37,  // 190: podline.core.v1.ServiceAccounts.Delete:output_type -> podline.core.v1.ServiceAccount
+	22,  // 191: podline.core.v1.ServiceAccounts.DeleteCollection:output_type -> podline.core.v1.ServiceAccountList
+	37,  // 192: podline.core.v1.ServiceAccounts.Patch:output_type -> podline.core.v1.ServiceAccount
+	38,  // 193: podline.core.v1.ResourceQuotas.Get:output_type -> podline.core.v1.ResourceQuota
+	25,  // 194: podline.core.v1.ResourceQuotas.List:output_type -> podline.core.v1.ResourceQuotaList
+	26,  // 195: podline.core.v1.ResourceQuotas.Watch:output_type -> podline.core.v1.ResourceQuotaWatchEvent
+	38,  // 196: podline.core.v1.ResourceQuotas.Create:output_type -> podline.core.v1.ResourceQuota
+	38,  // 197: podline.core.v1.ResourceQuotas.Update:output_type -> podline.core.v1.ResourceQuota
+	38,  // 198: podline.core.v1.ResourceQuotas.UpdateStatus:output_type -> podline.core.v1.ResourceQuota
+	38,  // 199: podline.core.v1.ResourceQuotas.Delete:output_type -> podline.core.v1.ResourceQuota
+	25,  // 200: podline.core.v1.ResourceQuotas.DeleteCollection:output_type -> podline.core.v1.ResourceQuotaList
+	38,  // 201: podline.core.v1.ResourceQuotas.Patch:output_type -> podline.core.v1.ResourceQuota
+	38,  // 202: podline.core.v1.ResourceQuotas.PatchStatus:output_type -> podline.core.v1.ResourceQuota
+	120, // [120:203] is the sub-list for method output_type
+	37,  // [37:120] is the sub-list for method input_type
+	37,  // [37:37] is the sub-list for extension type_name
+	37,  // [37:37] is the sub-list for extension extendee
+	0,   // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_core_v1_api_proto_init() }
@@ -2175,9 +2498,9 @@ func file_core_v1_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_core_v1_api_proto_rawDesc), len(file_core_v1_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   28,
 			NumExtensions: 0,
-			NumServices:   8,
+			NumServices:   9,
 		},
 		GoTypes:           file_core_v1_api_proto_goTypes,
 		DependencyIndexes: file_core_v1_api_proto_depIdxs,

@@ -22,14 +22,17 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Pods_Get_FullMethodName          = "/podline.core.v1.Pods/Get"
-	Pods_List_FullMethodName         = "/podline.core.v1.Pods/List"
-	Pods_Watch_FullMethodName        = "/podline.core.v1.Pods/Watch"
-	Pods_Create_FullMethodName       = "/podline.core.v1.Pods/Create"
-	Pods_Update_FullMethodName       = "/podline.core.v1.Pods/Update"
-	Pods_UpdateStatus_FullMethodName = "/podline.core.v1.Pods/UpdateStatus"
-	Pods_Delete_FullMethodName       = "/podline.core.v1.Pods/Delete"
-	Pods_Bind_FullMethodName         = "/podline.core.v1.Pods/Bind"
+	Pods_Get_FullMethodName              = "/podline.core.v1.Pods/Get"
+	Pods_List_FullMethodName             = "/podline.core.v1.Pods/List"
+	Pods_Watch_FullMethodName            = "/podline.core.v1.Pods/Watch"
+	Pods_Create_FullMethodName           = "/podline.core.v1.Pods/Create"
+	Pods_Update_FullMethodName           = "/podline.core.v1.Pods/Update"
+	Pods_UpdateStatus_FullMethodName     = "/podline.core.v1.Pods/UpdateStatus"
+	Pods_Delete_FullMethodName           = "/podline.core.v1.Pods/Delete"
+	Pods_DeleteCollection_FullMethodName = "/podline.core.v1.Pods/DeleteCollection"
+	Pods_Patch_FullMethodName            = "/podline.core.v1.Pods/Patch"
+	Pods_PatchStatus_FullMethodName      = "/podline.core.v1.Pods/PatchStatus"
+	Pods_Bind_FullMethodName             = "/podline.core.v1.Pods/Bind"
 )
 
 // PodsClient is the client API for Pods service.
@@ -45,6 +48,9 @@ type PodsClient interface {
 	Update(ctx context.Context, in *PodWriteRequest, opts ...grpc.CallOption) (*Pod, error)
 	UpdateStatus(ctx context.Context, in *PodWriteRequest, opts ...grpc.CallOption) (*Pod, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Pod, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*PodList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Pod, error)
+	PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Pod, error)
 	Bind(ctx context.Context, in *BindingWriteRequest, opts ...grpc.CallOption) (*v1.Status, error)
 }
 
@@ -135,6 +141,36 @@ func (c *podsClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ...g
 	return out, nil
 }
 
+func (c *podsClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*PodList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PodList)
+	err := c.cc.Invoke(ctx, Pods_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *podsClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Pod, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Pod)
+	err := c.cc.Invoke(ctx, Pods_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *podsClient) PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Pod, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Pod)
+	err := c.cc.Invoke(ctx, Pods_PatchStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *podsClient) Bind(ctx context.Context, in *BindingWriteRequest, opts ...grpc.CallOption) (*v1.Status, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(v1.Status)
@@ -158,6 +194,9 @@ type PodsServer interface {
 	Update(context.Context, *PodWriteRequest) (*Pod, error)
 	UpdateStatus(context.Context, *PodWriteRequest) (*Pod, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Pod, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*PodList, error)
+	Patch(context.Context, *v1.PatchRequest) (*Pod, error)
+	PatchStatus(context.Context, *v1.PatchRequest) (*Pod, error)
 	Bind(context.Context, *BindingWriteRequest) (*v1.Status, error)
 	mustEmbedUnimplementedPodsServer()
 }
@@ -189,6 +228,15 @@ func (UnimplementedPodsServer) UpdateStatus(context.Context, *PodWriteRequest) (
 }
 func (UnimplementedPodsServer) Delete(context.Context, *v1.DeleteRequest) (*Pod, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedPodsServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*PodList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedPodsServer) Patch(context.Context, *v1.PatchRequest) (*Pod, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
+}
+func (UnimplementedPodsServer) PatchStatus(context.Context, *v1.PatchRequest) (*Pod, error) {
+	return nil, status.Error(codes.Unimplemented, "method PatchStatus not implemented")
 }
 func (UnimplementedPodsServer) Bind(context.Context, *BindingWriteRequest) (*v1.Status, error) {
 	return nil, status.Error(codes.Unimplemented, "method Bind not implemented")
@@ -333,6 +381,60 @@ func _Pods_Delete_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Pods_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PodsServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Pods_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PodsServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Pods_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PodsServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Pods_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PodsServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Pods_PatchStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PodsServer).PatchStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Pods_PatchStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PodsServer).PatchStatus(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Pods_Bind_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(BindingWriteRequest)
 	if err := dec(in); err != nil {
@@ -383,6 +485,18 @@ var Pods_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Pods_Delete_Handler,
 		},
 		{
+			MethodName: "DeleteCollection",
+			Handler:    _Pods_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _Pods_Patch_Handler,
+		},
+		{
+			MethodName: "PatchStatus",
+			Handler:    _Pods_PatchStatus_Handler,
+		},
+		{
 			MethodName: "Bind",
 			Handler:    _Pods_Bind_Handler,
 		},
@@ -398,13 +512,16 @@ var Pods_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Nodes_Get_FullMethodName          = "/podline.core.v1.Nodes/Get"
-	Nodes_List_FullMethodName         = "/podline.core.v1.Nodes/List"
-	Nodes_Watch_FullMethodName        = "/podline.core.v1.Nodes/Watch"
-	Nodes_Create_FullMethodName       = "/podline.core.v1.Nodes/Create"
-	Nodes_Update_FullMethodName       = "/podline.core.v1.Nodes/Update"
-	Nodes_UpdateStatus_FullMethodName = "/podline.core.v1.Nodes/UpdateStatus"
-	Nodes_Delete_FullMethodName       = "/podline.core.v1.Nodes/Delete"
+	Nodes_Get_FullMethodName              = "/podline.core.v1.Nodes/Get"
+	Nodes_List_FullMethodName             = "/podline.core.v1.Nodes/List"
+	Nodes_Watch_FullMethodName            = "/podline.core.v1.Nodes/Watch"
+	Nodes_Create_FullMethodName           = "/podline.core.v1.Nodes/Create"
+	Nodes_Update_FullMethodName           = "/podline.core.v1.Nodes/Update"
+	Nodes_UpdateStatus_FullMethodName     = "/podline.core.v1.Nodes/UpdateStatus"
+	Nodes_Delete_FullMethodName           = "/podline.core.v1.Nodes/Delete"
+	Nodes_DeleteCollection_FullMethodName = "/podline.core.v1.Nodes/DeleteCollection"
+	Nodes_Patch_FullMethodName            = "/podline.core.v1.Nodes/Patch"
+	Nodes_PatchStatus_FullMethodName      = "/podline.core.v1.Nodes/PatchStatus"
 )
 
 // NodesClient is the client API for Nodes service.
@@ -420,6 +537,9 @@ type NodesClient interface {
 	Update(ctx context.Context, in *NodeWriteRequest, opts ...grpc.CallOption) (*Node, error)
 	UpdateStatus(ctx context.Context, in *NodeWriteRequest, opts ...grpc.CallOption) (*Node, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Node, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*NodeList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Node, error)
+	PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Node, error)
 }
 
 type nodesClient struct {
@@ -509,6 +629,36 @@ func (c *nodesClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ...
 	return out, nil
 }
 
+func (c *nodesClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*NodeList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(NodeList)
+	err := c.cc.Invoke(ctx, Nodes_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *nodesClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Node, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Node)
+	err := c.cc.Invoke(ctx, Nodes_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *nodesClient) PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Node, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Node)
+	err := c.cc.Invoke(ctx, Nodes_PatchStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // NodesServer is the server API for Nodes service.
 // All implementations must embed UnimplementedNodesServer
 // for forward compatibility.
@@ -522,6 +672,9 @@ type NodesServer interface {
 	Update(context.Context, *NodeWriteRequest) (*Node, error)
 	UpdateStatus(context.Context, *NodeWriteRequest) (*Node, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Node, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*NodeList, error)
+	Patch(context.Context, *v1.PatchRequest) (*Node, error)
+	PatchStatus(context.Context, *v1.PatchRequest) (*Node, error)
 	mustEmbedUnimplementedNodesServer()
 }
 
@@ -552,6 +705,15 @@ func (UnimplementedNodesServer) UpdateStatus(context.Context, *NodeWriteRequest)
 }
 func (UnimplementedNodesServer) Delete(context.Context, *v1.DeleteRequest) (*Node, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedNodesServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*NodeList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedNodesServer) Patch(context.Context, *v1.PatchRequest) (*Node, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
+}
+func (UnimplementedNodesServer) PatchStatus(context.Context, *v1.PatchRequest) (*Node, error) {
+	return nil, status.Error(codes.Unimplemented, "method PatchStatus not implemented")
 }
 func (UnimplementedNodesServer) mustEmbedUnimplementedNodesServer() {}
 func (UnimplementedNodesServer) testEmbeddedByValue()               {}
@@ -693,6 +855,60 @@ func _Nodes_Delete_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Nodes_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NodesServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Nodes_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NodesServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Nodes_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NodesServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Nodes_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NodesServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Nodes_PatchStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NodesServer).PatchStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Nodes_PatchStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NodesServer).PatchStatus(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Nodes_ServiceDesc is the grpc.ServiceDesc for Nodes service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -724,6 +940,18 @@ var Nodes_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _Nodes_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _Nodes_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _Nodes_Patch_Handler,
+		},
+		{
+			MethodName: "PatchStatus",
+			Handler:    _Nodes_PatchStatus_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -736,13 +964,16 @@ var Nodes_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Namespaces_Get_FullMethodName          = "/podline.core.v1.Namespaces/Get"
-	Namespaces_List_FullMethodName         = "/podline.core.v1.Namespaces/List"
-	Namespaces_Watch_FullMethodName        = "/podline.core.v1.Namespaces/Watch"
-	Namespaces_Create_FullMethodName       = "/podline.core.v1.Namespaces/Create"
-	Namespaces_Update_FullMethodName       = "/podline.core.v1.Namespaces/Update"
-	Namespaces_UpdateStatus_FullMethodName = "/podline.core.v1.Namespaces/UpdateStatus"
-	Namespaces_Delete_FullMethodName       = "/podline.core.v1.Namespaces/Delete"
+	Namespaces_Get_FullMethodName              = "/podline.core.v1.Namespaces/Get"
+	Namespaces_List_FullMethodName             = "/podline.core.v1.Namespaces/List"
+	Namespaces_Watch_FullMethodName            = "/podline.core.v1.Namespaces/Watch"
+	Namespaces_Create_FullMethodName           = "/podline.core.v1.Namespaces/Create"
+	Namespaces_Update_FullMethodName           = "/podline.core.v1.Namespaces/Update"
+	Namespaces_UpdateStatus_FullMethodName     = "/podline.core.v1.Namespaces/UpdateStatus"
+	Namespaces_Delete_FullMethodName           = "/podline.core.v1.Namespaces/Delete"
+	Namespaces_DeleteCollection_FullMethodName = "/podline.core.v1.Namespaces/DeleteCollection"
+	Namespaces_Patch_FullMethodName            = "/podline.core.v1.Namespaces/Patch"
+	Namespaces_PatchStatus_FullMethodName      = "/podline.core.v1.Namespaces/PatchStatus"
 )
 
 // NamespacesClient is the client API for Namespaces service.
@@ -758,6 +989,9 @@ type NamespacesClient interface {
 	Update(ctx context.Context, in *NamespaceWriteRequest, opts ...grpc.CallOption) (*Namespace, error)
 	UpdateStatus(ctx context.Context, in *NamespaceWriteRequest, opts ...grpc.CallOption) (*Namespace, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Namespace, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*NamespaceList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Namespace, error)
+	PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Namespace, error)
 }
 
 type namespacesClient struct {
@@ -847,6 +1081,36 @@ func (c *namespacesClient) Delete(ctx context.Context, in *v1.DeleteRequest, opt
 	return out, nil
 }
 
+func (c *namespacesClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*NamespaceList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(NamespaceList)
+	err := c.cc.Invoke(ctx, Namespaces_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *namespacesClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Namespace, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Namespace)
+	err := c.cc.Invoke(ctx, Namespaces_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *namespacesClient) PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Namespace, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Namespace)
+	err := c.cc.Invoke(ctx, Namespaces_PatchStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // NamespacesServer is the server API for Namespaces service.
 // All implementations must embed UnimplementedNamespacesServer
 // for forward compatibility.
@@ -860,6 +1124,9 @@ type NamespacesServer interface {
 	Update(context.Context, *NamespaceWriteRequest) (*Namespace, error)
 	UpdateStatus(context.Context, *NamespaceWriteRequest) (*Namespace, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Namespace, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*NamespaceList, error)
+	Patch(context.Context, *v1.PatchRequest) (*Namespace, error)
+	PatchStatus(context.Context, *v1.PatchRequest) (*Namespace, error)
 	mustEmbedUnimplementedNamespacesServer()
 }
 
@@ -890,6 +1157,15 @@ func (UnimplementedNamespacesServer) UpdateStatus(context.Context, *NamespaceWri
 }
 func (UnimplementedNamespacesServer) Delete(context.Context, *v1.DeleteRequest) (*Namespace, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedNamespacesServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*NamespaceList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedNamespacesServer) Patch(context.Context, *v1.PatchRequest) (*Namespace, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
+}
+func (UnimplementedNamespacesServer) PatchStatus(context.Context, *v1.PatchRequest) (*Namespace, error) {
+	return nil, status.Error(codes.Unimplemented, "method PatchStatus not implemented")
 }
 func (UnimplementedNamespacesServer) mustEmbedUnimplementedNamespacesServer() {}
 func (UnimplementedNamespacesServer) testEmbeddedByValue()                    {}
@@ -1031,6 +1307,60 @@ func _Namespaces_Delete_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Namespaces_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NamespacesServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Namespaces_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NamespacesServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Namespaces_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NamespacesServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Namespaces_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NamespacesServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Namespaces_PatchStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NamespacesServer).PatchStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Namespaces_PatchStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NamespacesServer).PatchStatus(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Namespaces_ServiceDesc is the grpc.ServiceDesc for Namespaces service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1062,6 +1392,18 @@ var Namespaces_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _Namespaces_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _Namespaces_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _Namespaces_Patch_Handler,
+		},
+		{
+			MethodName: "PatchStatus",
+			Handler:    _Namespaces_PatchStatus_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -1074,13 +1416,16 @@ var Namespaces_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Services_Get_FullMethodName          = "/podline.core.v1.Services/Get"
-	Services_List_FullMethodName         = "/podline.core.v1.Services/List"
-	Services_Watch_FullMethodName        = "/podline.core.v1.Services/Watch"
-	Services_Create_FullMethodName       = "/podline.core.v1.Services/Create"
-	Services_Update_FullMethodName       = "/podline.core.v1.Services/Update"
-	Services_UpdateStatus_FullMethodName = "/podline.core.v1.Services/UpdateStatus"
-	Services_Delete_FullMethodName       = "/podline.core.v1.Services/Delete"
+	Services_Get_FullMethodName              = "/podline.core.v1.Services/Get"
+	Services_List_FullMethodName             = "/podline.core.v1.Services/List"
+	Services_Watch_FullMethodName            = "/podline.core.v1.Services/Watch"
+	Services_Create_FullMethodName           = "/podline.core.v1.Services/Create"
+	Services_Update_FullMethodName           = "/podline.core.v1.Services/Update"
+	Services_UpdateStatus_FullMethodName     = "/podline.core.v1.Services/UpdateStatus"
+	Services_Delete_FullMethodName           = "/podline.core.v1.Services/Delete"
+	Services_DeleteCollection_FullMethodName = "/podline.core.v1.Services/DeleteCollection"
+	Services_Patch_FullMethodName            = "/podline.core.v1.Services/Patch"
+	Services_PatchStatus_FullMethodName      = "/podline.core.v1.Services/PatchStatus"
 )
 
 // ServicesClient is the client API for Services service.
@@ -1096,6 +1441,9 @@ type ServicesClient interface {
 	Update(ctx context.Context, in *ServiceWriteRequest, opts ...grpc.CallOption) (*Service, error)
 	UpdateStatus(ctx context.Context, in *ServiceWriteRequest, opts ...grpc.CallOption) (*Service, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Service, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ServiceList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Service, error)
+	PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Service, error)
 }
 
 type servicesClient struct {
@@ -1185,6 +1533,36 @@ func (c *servicesClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts 
 	return out, nil
 }
 
+func (c *servicesClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ServiceList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ServiceList)
+	err := c.cc.Invoke(ctx, Services_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *servicesClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Service, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Service)
+	err := c.cc.Invoke(ctx, Services_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *servicesClient) PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Service, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Service)
+	err := c.cc.Invoke(ctx, Services_PatchStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ServicesServer is the server API for Services service.
 // All implementations must embed UnimplementedServicesServer
 // for forward compatibility.
@@ -1198,6 +1576,9 @@ type ServicesServer interface {
 	Update(context.Context, *ServiceWriteRequest) (*Service, error)
 	UpdateStatus(context.Context, *ServiceWriteRequest) (*Service, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Service, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ServiceList, error)
+	Patch(context.Context, *v1.PatchRequest) (*Service, error)
+	PatchStatus(context.Context, *v1.PatchRequest) (*Service, error)
 	mustEmbedUnimplementedServicesServer()
 }
 
@@ -1228,6 +1609,15 @@ func (UnimplementedServicesServer) UpdateStatus(context.Context, *ServiceWriteRe
 }
 func (UnimplementedServicesServer) Delete(context.Context, *v1.DeleteRequest) (*Service, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedServicesServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ServiceList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedServicesServer) Patch(context.Context, *v1.PatchRequest) (*Service, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
+}
+func (UnimplementedServicesServer) PatchStatus(context.Context, *v1.PatchRequest) (*Service, error) {
+	return nil, status.Error(codes.Unimplemented, "method PatchStatus not implemented")
 }
 func (UnimplementedServicesServer) mustEmbedUnimplementedServicesServer() {}
 func (UnimplementedServicesServer) testEmbeddedByValue()                  {}
@@ -1369,6 +1759,60 @@ func _Services_Delete_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Services_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicesServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Services_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicesServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Services_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicesServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Services_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicesServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Services_PatchStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicesServer).PatchStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Services_PatchStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicesServer).PatchStatus(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Services_ServiceDesc is the grpc.ServiceDesc for Services service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1400,6 +1844,18 @@ var Services_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _Services_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _Services_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _Services_Patch_Handler,
+		},
+		{
+			MethodName: "PatchStatus",
+			Handler:    _Services_PatchStatus_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -1412,12 +1868,14 @@ var Services_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Events_Get_FullMethodName    = "/podline.core.v1.Events/Get"
-	Events_List_FullMethodName   = "/podline.core.v1.Events/List"
-	Events_Watch_FullMethodName  = "/podline.core.v1.Events/Watch"
-	Events_Create_FullMethodName = "/podline.core.v1.Events/Create"
-	Events_Update_FullMethodName = "/podline.core.v1.Events/Update"
-	Events_Delete_FullMethodName = "/podline.core.v1.Events/Delete"
+	Events_Get_FullMethodName              = "/podline.core.v1.Events/Get"
+	Events_List_FullMethodName             = "/podline.core.v1.Events/List"
+	Events_Watch_FullMethodName            = "/podline.core.v1.Events/Watch"
+	Events_Create_FullMethodName           = "/podline.core.v1.Events/Create"
+	Events_Update_FullMethodName           = "/podline.core.v1.Events/Update"
+	Events_Delete_FullMethodName           = "/podline.core.v1.Events/Delete"
+	Events_DeleteCollection_FullMethodName = "/podline.core.v1.Events/DeleteCollection"
+	Events_Patch_FullMethodName            = "/podline.core.v1.Events/Patch"
 )
 
 // EventsClient is the client API for Events service.
@@ -1432,6 +1890,8 @@ type EventsClient interface {
 	Create(ctx context.Context, in *EventWriteRequest, opts ...grpc.CallOption) (*Event, error)
 	Update(ctx context.Context, in *EventWriteRequest, opts ...grpc.CallOption) (*Event, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Event, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*EventList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Event, error)
 }
 
 type eventsClient struct {
@@ -1511,6 +1971,26 @@ func (c *eventsClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ..
 	return out, nil
 }
 
+func (c *eventsClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*EventList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EventList)
+	err := c.cc.Invoke(ctx, Events_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *eventsClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Event, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Event)
+	err := c.cc.Invoke(ctx, Events_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EventsServer is the server API for Events service.
 // All implementations must embed UnimplementedEventsServer
 // for forward compatibility.
@@ -1523,6 +2003,8 @@ type EventsServer interface {
 	Create(context.Context, *EventWriteRequest) (*Event, error)
 	Update(context.Context, *EventWriteRequest) (*Event, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Event, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*EventList, error)
+	Patch(context.Context, *v1.PatchRequest) (*Event, error)
 	mustEmbedUnimplementedEventsServer()
 }
 
@@ -1550,6 +2032,12 @@ func (UnimplementedEventsServer) Update(context.Context, *EventWriteRequest) (*E
 }
 func (UnimplementedEventsServer) Delete(context.Context, *v1.DeleteRequest) (*Event, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedEventsServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*EventList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedEventsServer) Patch(context.Context, *v1.PatchRequest) (*Event, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedEventsServer) mustEmbedUnimplementedEventsServer() {}
 func (UnimplementedEventsServer) testEmbeddedByValue()                {}
@@ -1673,6 +2161,42 @@ func _Events_Delete_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Events_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EventsServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Events_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EventsServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Events_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EventsServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Events_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EventsServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Events_ServiceDesc is the grpc.ServiceDesc for Events service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1700,6 +2224,14 @@ var Events_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _Events_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _Events_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _Events_Patch_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -1712,12 +2244,14 @@ var Events_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	ConfigMaps_Get_FullMethodName    = "/podline.core.v1.ConfigMaps/Get"
-	ConfigMaps_List_FullMethodName   = "/podline.core.v1.ConfigMaps/List"
-	ConfigMaps_Watch_FullMethodName  = "/podline.core.v1.ConfigMaps/Watch"
-	ConfigMaps_Create_FullMethodName = "/podline.core.v1.ConfigMaps/Create"
-	ConfigMaps_Update_FullMethodName = "/podline.core.v1.ConfigMaps/Update"
-	ConfigMaps_Delete_FullMethodName = "/podline.core.v1.ConfigMaps/Delete"
+	ConfigMaps_Get_FullMethodName              = "/podline.core.v1.ConfigMaps/Get"
+	ConfigMaps_List_FullMethodName             = "/podline.core.v1.ConfigMaps/List"
+	ConfigMaps_Watch_FullMethodName            = "/podline.core.v1.ConfigMaps/Watch"
+	ConfigMaps_Create_FullMethodName           = "/podline.core.v1.ConfigMaps/Create"
+	ConfigMaps_Update_FullMethodName           = "/podline.core.v1.ConfigMaps/Update"
+	ConfigMaps_Delete_FullMethodName           = "/podline.core.v1.ConfigMaps/Delete"
+	ConfigMaps_DeleteCollection_FullMethodName = "/podline.core.v1.ConfigMaps/DeleteCollection"
+	ConfigMaps_Patch_FullMethodName            = "/podline.core.v1.ConfigMaps/Patch"
 )
 
 // ConfigMapsClient is the client API for ConfigMaps service.
@@ -1732,6 +2266,8 @@ type ConfigMapsClient interface {
 	Create(ctx context.Context, in *ConfigMapWriteRequest, opts ...grpc.CallOption) (*ConfigMap, error)
 	Update(ctx context.Context, in *ConfigMapWriteRequest, opts ...grpc.CallOption) (*ConfigMap, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*ConfigMap, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ConfigMapList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ConfigMap, error)
 }
 
 type configMapsClient struct {
@@ -1811,6 +2347,26 @@ func (c *configMapsClient) Delete(ctx context.Context, in *v1.DeleteRequest, opt
 	return out, nil
 }
 
+func (c *configMapsClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ConfigMapList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConfigMapList)
+	err := c.cc.Invoke(ctx, ConfigMaps_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *configMapsClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ConfigMap, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConfigMap)
+	err := c.cc.Invoke(ctx, ConfigMaps_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ConfigMapsServer is the server API for ConfigMaps service.
 // All implementations must embed UnimplementedConfigMapsServer
 // for forward compatibility.
@@ -1823,6 +2379,8 @@ type ConfigMapsServer interface {
 	Create(context.Context, *ConfigMapWriteRequest) (*ConfigMap, error)
 	Update(context.Context, *ConfigMapWriteRequest) (*ConfigMap, error)
 	Delete(context.Context, *v1.DeleteRequest) (*ConfigMap, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ConfigMapList, error)
+	Patch(context.Context, *v1.PatchRequest) (*ConfigMap, error)
 	mustEmbedUnimplementedConfigMapsServer()
 }
 
@@ -1850,6 +2408,12 @@ func (UnimplementedConfigMapsServer) Update(context.Context, *ConfigMapWriteRequ
 }
 func (UnimplementedConfigMapsServer) Delete(context.Context, *v1.DeleteRequest) (*ConfigMap, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedConfigMapsServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ConfigMapList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedConfigMapsServer) Patch(context.Context, *v1.PatchRequest) (*ConfigMap, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedConfigMapsServer) mustEmbedUnimplementedConfigMapsServer() {}
 func (UnimplementedConfigMapsServer) testEmbeddedByValue()                    {}
@@ -1973,6 +2537,42 @@ func _ConfigMaps_Delete_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ConfigMaps_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConfigMapsServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConfigMaps_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConfigMapsServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ConfigMaps_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConfigMapsServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConfigMaps_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConfigMapsServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ConfigMaps_ServiceDesc is the grpc.ServiceDesc for ConfigMaps service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -2000,6 +2600,14 @@ var ConfigMaps_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _ConfigMaps_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _ConfigMaps_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _ConfigMaps_Patch_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -2012,12 +2620,14 @@ var ConfigMaps_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Secrets_Get_FullMethodName    = "/podline.core.v1.Secrets/Get"
-	Secrets_List_FullMethodName   = "/podline.core.v1.Secrets/List"
-	Secrets_Watch_FullMethodName  = "/podline.core.v1.Secrets/Watch"
-	Secrets_Create_FullMethodName = "/podline.core.v1.Secrets/Create"
-	Secrets_Update_FullMethodName = "/podline.core.v1.Secrets/Update"
-	Secrets_Delete_FullMethodName = "/podline.core.v1.Secrets/Delete"
+	Secrets_Get_FullMethodName              = "/podline.core.v1.Secrets/Get"
+	Secrets_List_FullMethodName             = "/podline.core.v1.Secrets/List"
+	Secrets_Watch_FullMethodName            = "/podline.core.v1.Secrets/Watch"
+	Secrets_Create_FullMethodName           = "/podline.core.v1.Secrets/Create"
+	Secrets_Update_FullMethodName           = "/podline.core.v1.Secrets/Update"
+	Secrets_Delete_FullMethodName           = "/podline.core.v1.Secrets/Delete"
+	Secrets_DeleteCollection_FullMethodName = "/podline.core.v1.Secrets/DeleteCollection"
+	Secrets_Patch_FullMethodName            = "/podline.core.v1.Secrets/Patch"
 )
 
 // SecretsClient is the client API for Secrets service.
@@ -2032,6 +2642,8 @@ type SecretsClient interface {
 	Create(ctx context.Context, in *SecretWriteRequest, opts ...grpc.CallOption) (*Secret, error)
 	Update(ctx context.Context, in *SecretWriteRequest, opts ...grpc.CallOption) (*Secret, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Secret, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*SecretList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Secret, error)
 }
 
 type secretsClient struct {
@@ -2111,6 +2723,26 @@ func (c *secretsClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts .
 	return out, nil
 }
 
+func (c *secretsClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*SecretList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SecretList)
+	err := c.cc.Invoke(ctx, Secrets_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *secretsClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Secret, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Secret)
+	err := c.cc.Invoke(ctx, Secrets_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SecretsServer is the server API for Secrets service.
 // All implementations must embed UnimplementedSecretsServer
 // for forward compatibility.
@@ -2123,6 +2755,8 @@ type SecretsServer interface {
 	Create(context.Context, *SecretWriteRequest) (*Secret, error)
 	Update(context.Context, *SecretWriteRequest) (*Secret, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Secret, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*SecretList, error)
+	Patch(context.Context, *v1.PatchRequest) (*Secret, error)
 	mustEmbedUnimplementedSecretsServer()
 }
 
@@ -2150,6 +2784,12 @@ func (UnimplementedSecretsServer) Update(context.Context, *SecretWriteRequest) (
 }
 func (UnimplementedSecretsServer) Delete(context.Context, *v1.DeleteRequest) (*Secret, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedSecretsServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*SecretList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedSecretsServer) Patch(context.Context, *v1.PatchRequest) (*Secret, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedSecretsServer) mustEmbedUnimplementedSecretsServer() {}
 func (UnimplementedSecretsServer) testEmbeddedByValue()                 {}
@@ -2273,6 +2913,42 @@ func _Secrets_Delete_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Secrets_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecretsServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Secrets_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecretsServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Secrets_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecretsServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Secrets_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecretsServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Secrets_ServiceDesc is the grpc.ServiceDesc for Secrets service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -2300,6 +2976,14 @@ var Secrets_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _Secrets_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _Secrets_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _Secrets_Patch_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -2312,12 +2996,14 @@ var Secrets_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	ServiceAccounts_Get_FullMethodName    = "/podline.core.v1.ServiceAccounts/Get"
-	ServiceAccounts_List_FullMethodName   = "/podline.core.v1.ServiceAccounts/List"
-	ServiceAccounts_Watch_FullMethodName  = "/podline.core.v1.ServiceAccounts/Watch"
-	ServiceAccounts_Create_FullMethodName = "/podline.core.v1.ServiceAccounts/Create"
-	ServiceAccounts_Update_FullMethodName = "/podline.core.v1.ServiceAccounts/Update"
-	ServiceAccounts_Delete_FullMethodName = "/podline.core.v1.ServiceAccounts/Delete"
+	ServiceAccounts_Get_FullMethodName              = "/podline.core.v1.ServiceAccounts/Get"
+	ServiceAccounts_List_FullMethodName             = "/podline.core.v1.ServiceAccounts/List"
+	ServiceAccounts_Watch_FullMethodName            = "/podline.core.v1.ServiceAccounts/Watch"
+	ServiceAccounts_Create_FullMethodName           = "/podline.core.v1.ServiceAccounts/Create"
+	ServiceAccounts_Update_FullMethodName           = "/podline.core.v1.ServiceAccounts/Update"
+	ServiceAccounts_Delete_FullMethodName           = "/podline.core.v1.ServiceAccounts/Delete"
+	ServiceAccounts_DeleteCollection_FullMethodName = "/podline.core.v1.ServiceAccounts/DeleteCollection"
+	ServiceAccounts_Patch_FullMethodName            = "/podline.core.v1.ServiceAccounts/Patch"
 )
 
 // ServiceAccountsClient is the client API for ServiceAccounts service.
@@ -2332,6 +3018,8 @@ type ServiceAccountsClient interface {
 	Create(ctx context.Context, in *ServiceAccountWriteRequest, opts ...grpc.CallOption) (*ServiceAccount, error)
 	Update(ctx context.Context, in *ServiceAccountWriteRequest, opts ...grpc.CallOption) (*ServiceAccount, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*ServiceAccount, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ServiceAccountList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ServiceAccount, error)
 }
 
 type serviceAccountsClient struct {
@@ -2411,6 +3099,26 @@ func (c *serviceAccountsClient) Delete(ctx context.Context, in *v1.DeleteRequest
 	return out, nil
 }
 
+func (c *serviceAccountsClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ServiceAccountList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ServiceAccountList)
+	err := c.cc.Invoke(ctx, ServiceAccounts_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *serviceAccountsClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ServiceAccount, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ServiceAccount)
+	err := c.cc.Invoke(ctx, ServiceAccounts_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ServiceAccountsServer is the server API for ServiceAccounts service.
 // All implementations must embed UnimplementedServiceAccountsServer
 // for forward compatibility.
@@ -2423,6 +3131,8 @@ type ServiceAccountsServer interface {
 	Create(context.Context, *ServiceAccountWriteRequest) (*ServiceAccount, error)
 	Update(context.Context, *ServiceAccountWriteRequest) (*ServiceAccount, error)
 	Delete(context.Context, *v1.DeleteRequest) (*ServiceAccount, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ServiceAccountList, error)
+	Patch(context.Context, *v1.PatchRequest) (*ServiceAccount, error)
 	mustEmbedUnimplementedServiceAccountsServer()
 }
 
@@ -2450,6 +3160,12 @@ func (UnimplementedServiceAccountsServer) Update(context.Context, *ServiceAccoun
 }
 func (UnimplementedServiceAccountsServer) Delete(context.Context, *v1.DeleteRequest) (*ServiceAccount, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedServiceAccountsServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ServiceAccountList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedServiceAccountsServer) Patch(context.Context, *v1.PatchRequest) (*ServiceAccount, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedServiceAccountsServer) mustEmbedUnimplementedServiceAccountsServer() {}
 func (UnimplementedServiceAccountsServer) testEmbeddedByValue()                         {}
@@ -2573,6 +3289,42 @@ func _ServiceAccounts_Delete_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ServiceAccounts_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServiceAccountsServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServiceAccounts_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServiceAccountsServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ServiceAccounts_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServiceAccountsServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ServiceAccounts_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServiceAccountsServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ServiceAccounts_ServiceDesc is the grpc.ServiceDesc for ServiceAccounts service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -2600,11 +3352,471 @@ var ServiceAccounts_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _ServiceAccounts_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _ServiceAccounts_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _ServiceAccounts_Patch_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Watch",
 			Handler:       _ServiceAccounts_Watch_Handler,
+			ServerStreams: true,
+		},
+	},
+	Metadata: "core/v1/api.proto",
+}
+
+const (
+	ResourceQuotas_Get_FullMethodName              = "/podline.core.v1.ResourceQuotas/Get"
+	ResourceQuotas_List_FullMethodName             = "/podline.core.v1.ResourceQuotas/List"
+	ResourceQuotas_Watch_FullMethodName            = "/podline.core.v1.ResourceQuotas/Watch"
+	ResourceQuotas_Create_FullMethodName           = "/podline.core.v1.ResourceQuotas/Create"
+	ResourceQuotas_Update_FullMethodName           = "/podline.core.v1.ResourceQuotas/Update"
+	ResourceQuotas_UpdateStatus_FullMethodName     = "/podline.core.v1.ResourceQuotas/UpdateStatus"
+	ResourceQuotas_Delete_FullMethodName           = "/podline.core.v1.ResourceQuotas/Delete"
+	ResourceQuotas_DeleteCollection_FullMethodName = "/podline.core.v1.ResourceQuotas/DeleteCollection"
+	ResourceQuotas_Patch_FullMethodName            = "/podline.core.v1.ResourceQuotas/Patch"
+	ResourceQuotas_PatchStatus_FullMethodName      = "/podline.core.v1.ResourceQuotas/PatchStatus"
+)
+
+// ResourceQuotasClient is the client API for ResourceQuotas service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// ResourceQuotas serves resourcequotas.
+type ResourceQuotasClient interface {
+	Get(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
+	List(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (*ResourceQuotaList, error)
+	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ResourceQuotaWatchEvent], error)
+	Create(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
+	Update(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
+	UpdateStatus(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
+	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ResourceQuotaList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
+	PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
+}
+
+type resourceQuotasClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewResourceQuotasClient(cc grpc.ClientConnInterface) ResourceQuotasClient {
+	return &resourceQuotasClient{cc}
+}
+
+func (c *resourceQuotasClient) Get(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*ResourceQuota, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuota)
+	err := c.cc.Invoke(ctx, ResourceQuotas_Get_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceQuotasClient) List(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (*ResourceQuotaList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuotaList)
+	err := c.cc.Invoke(ctx, ResourceQuotas_List_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceQuotasClient) Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ResourceQuotaWatchEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ResourceQuotas_ServiceDesc.Streams[0], ResourceQuotas_Watch_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[v1.ListRequest, ResourceQuotaWatchEvent]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceQuotas_WatchClient = grpc.ServerStreamingClient[ResourceQuotaWatchEvent]
+
+func (c *resourceQuotasClient) Create(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuota)
+	err := c.cc.Invoke(ctx, ResourceQuotas_Create_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceQuotasClient) Update(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuota)
+	err := c.cc.Invoke(ctx, ResourceQuotas_Update_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceQuotasClient) UpdateStatus(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuota)
+	err := c.cc.Invoke(ctx, ResourceQuotas_UpdateStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceQuotasClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*ResourceQuota, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuota)
+	err := c.cc.Invoke(ctx, ResourceQuotas_Delete_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceQuotasClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ResourceQuotaList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuotaList)
+	err := c.cc.Invoke(ctx, ResourceQuotas_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceQuotasClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ResourceQuota, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuota)
+	err := c.cc.Invoke(ctx, ResourceQuotas_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceQuotasClient) PatchStatus(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ResourceQuota, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuota)
+	err := c.cc.Invoke(ctx, ResourceQuotas_PatchStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ResourceQuotasServer is the server API for ResourceQuotas service.
+// All implementations must embed UnimplementedResourceQuotasServer
+// for forward compatibility.
+//
+// ResourceQuotas serves resourcequotas.
+type ResourceQuotasServer interface {
+	Get(context.Context, *v1.GetRequest) (*ResourceQuota, error)
+	List(context.Context, *v1.ListRequest) (*ResourceQuotaList, error)
+	Watch(*v1.ListRequest, grpc.ServerStreamingServer[ResourceQuotaWatchEvent]) error
+	Create(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error)
+	Update(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error)
+	UpdateStatus(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error)
+	Delete(context.Context, *v1.DeleteRequest) (*ResourceQuota, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ResourceQuotaList, error)
+	Patch(context.Context, *v1.PatchRequest) (*ResourceQuota, error)
+	PatchStatus(context.Context, *v1.PatchRequest) (*ResourceQuota, error)
+	mustEmbedUnimplementedResourceQuotasServer()
+}
+
+// UnimplementedResourceQuotasServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedResourceQuotasServer struct{}
+
+func (UnimplementedResourceQuotasServer) Get(context.Context, *v1.GetRequest) (*ResourceQuota, error) {
+	return nil, status.Error(codes.Unimplemented, "method Get not implemented")
+}
+func (UnimplementedResourceQuotasServer) List(context.Context, *v1.ListRequest) (*ResourceQuotaList, error) {
+	return nil, status.Error(codes.Unimplemented, "method List not implemented")
+}
+func (UnimplementedResourceQuotasServer) Watch(*v1.ListRequest, grpc.ServerStreamingServer[ResourceQuotaWatchEvent]) error {
+	return status.Error(codes.Unimplemented, "method Watch not implemented")
+}
+func (UnimplementedResourceQuotasServer) Create(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error) {
+	return nil, status.Error(codes.Unimplemented, "method Create not implemented")
+}
+func (UnimplementedResourceQuotasServer) Update(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error) {
+	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedResourceQuotasServer) UpdateStatus(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateStatus not implemented")
+}
+func (UnimplementedResourceQuotasServer) Delete(context.Context, *v1.DeleteRequest) (*ResourceQuota, error) {
+	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedResourceQuotasServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ResourceQuotaList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedResourceQuotasServer) Patch(context.Context, *v1.PatchRequest) (*ResourceQuota, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
+}
+func (UnimplementedResourceQuotasServer) PatchStatus(context.Context, *v1.PatchRequest) (*ResourceQuota, error) {
+	return nil, status.Error(codes.Unimplemented, "method PatchStatus not implemented")
+}
+func (UnimplementedResourceQuotasServer) mustEmbedUnimplementedResourceQuotasServer() {}
+func (UnimplementedResourceQuotasServer) testEmbeddedByValue()                        {}
+
+// UnsafeResourceQuotasServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to ResourceQuotasServer will
+// result in compilation errors.
+type UnsafeResourceQuotasServer interface {
+	mustEmbedUnimplementedResourceQuotasServer()
+}
+
+func RegisterResourceQuotasServer(s grpc.ServiceRegistrar, srv ResourceQuotasServer) {
+	// If the following call panics, it indicates UnimplementedResourceQuotasServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&ResourceQuotas_ServiceDesc, srv)
+}
+
+func _ResourceQuotas_Get_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).Get(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_Get_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).Get(ctx, req.(*v1.GetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceQuotas_List_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.ListRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).List(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_List_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).List(ctx, req.(*v1.ListRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceQuotas_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(v1.ListRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(ResourceQuotasServer).Watch(m, &grpc.GenericServerStream[v1.ListRequest, ResourceQuotaWatchEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceQuotas_WatchServer = grpc.ServerStreamingServer[ResourceQuotaWatchEvent]
+
+func _ResourceQuotas_Create_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResourceQuotaWriteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).Create(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_Create_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).Create(ctx, req.(*ResourceQuotaWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceQuotas_Update_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResourceQuotaWriteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).Update(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_Update_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).Update(ctx, req.(*ResourceQuotaWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceQuotas_UpdateStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResourceQuotaWriteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).UpdateStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_UpdateStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).UpdateStatus(ctx, req.(*ResourceQuotaWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceQuotas_Delete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).Delete(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_Delete_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).Delete(ctx, req.(*v1.DeleteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceQuotas_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceQuotas_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceQuotas_PatchStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).PatchStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_PatchStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).PatchStatus(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// ResourceQuotas_ServiceDesc is the grpc.ServiceDesc for ResourceQuotas service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var ResourceQuotas_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "podline.core.v1.ResourceQuotas",
+	HandlerType: (*ResourceQuotasServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Get",
+			Handler:    _ResourceQuotas_Get_Handler,
+		},
+		{
+			MethodName: "List",
+			Handler:    _ResourceQuotas_List_Handler,
+		},
+		{
+			MethodName: "Create",
+			Handler:    _ResourceQuotas_Create_Handler,
+		},
+		{
+			MethodName: "Update",
+			Handler:    _ResourceQuotas_Update_Handler,
+		},
+		{
+			MethodName: "UpdateStatus",
+			Handler:    _ResourceQuotas_UpdateStatus_Handler,
+		},
+		{
+			MethodName: "Delete",
+			Handler:    _ResourceQuotas_Delete_Handler,
+		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _ResourceQuotas_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _ResourceQuotas_Patch_Handler,
+		},
+		{
+			MethodName: "PatchStatus",
+			Handler:    _ResourceQuotas_PatchStatus_Handler,
+		},
+	},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Watch",
+			Handler:       _ResourceQuotas_Watch_Handler,
 			ServerStreams: true,
 		},
 	},

@@ -19,4 +19,5 @@ var Gateways = []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) erro
 	RegisterConfigMapsHandler,
 	RegisterSecretsHandler,
 	RegisterServiceAccountsHandler,
+	RegisterResourceQuotasHandler,
 }

@@ -7540,6 +7540,300 @@ func (x *ServiceAccount) GetAutomountServiceAccountToken() bool {
 	return false
 }
 
+// ResourceQuota caps what the objects of one namespace may use in total.
+type ResourceQuota struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Spec          *ResourceQuotaSpec     `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	Status        *ResourceQuotaStatus   `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResourceQuota) Reset() {
+	*x = ResourceQuota{}
+	mi := &file_core_v1_types_proto_msgTypes[106]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceQuota) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceQuota) ProtoMessage() {}
+
+func (x *ResourceQuota) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_types_proto_msgTypes[106]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceQuota.ProtoReflect.Descriptor instead.
+func (*ResourceQuota) Descriptor() ([]byte, []int) {
+	return file_core_v1_types_proto_rawDescGZIP(), []int{106}
+}
+
+func (x *ResourceQuota) GetApiVersion() string {
+	if x != nil {
+		return x.ApiVersion
+	}
+	return ""
+}
+
+func (x *ResourceQuota) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ResourceQuota) GetMetadata() *v1.ObjectMeta {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *ResourceQuota) GetSpec() *ResourceQuotaSpec {
+	if x != nil {
+		return x.Spec
+	}
+	return nil
+}
+
+func (x *ResourceQuota) GetStatus() *ResourceQuotaStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+type ResourceQuotaSpec struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ResourceList: "pods", "requests.cpu", "limits.memory", ...
+	Hard          map[string]string `protobuf:"bytes,1,rep,name=hard,proto3" json:"hard,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Scopes        []string          `protobuf:"bytes,2,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	ScopeSelector *ScopeSelector    `protobuf:"bytes,3,opt,name=scope_selector,json=scopeSelector,proto3" json:"scope_selector,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResourceQuotaSpec) Reset() {
+	*x = ResourceQuotaSpec{}
+	mi := &file_core_v1_types_proto_msgTypes[107]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceQuotaSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceQuotaSpec) ProtoMessage() {}
+
+func (x *ResourceQuotaSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_types_proto_msgTypes[107]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceQuotaSpec.ProtoReflect.Descriptor instead.
+func (*ResourceQuotaSpec) Descriptor() ([]byte, []int) {
+	return file_core_v1_types_proto_rawDescGZIP(), []int{107}
+}
+
+func (x *ResourceQuotaSpec) GetHard() map[string]string {
+	if x != nil {
+		return x.Hard
+	}
+	return nil
+}
+
+func (x *ResourceQuotaSpec) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *ResourceQuotaSpec) GetScopeSelector() *ScopeSelector {
+	if x != nil {
+		return x.ScopeSelector
+	}
+	return nil
+}
+
+type ScopeSelector struct {
+	state            protoimpl.MessageState               `protogen:"open.v1"`
+	MatchExpressions []*ScopedResourceSelectorRequirement `protobuf:"bytes,1,rep,name=match_expressions,json=matchExpressions,proto3" json:"match_expressions,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ScopeSelector) Reset() {
+	*x = ScopeSelector{}
+	mi := &file_core_v1_types_proto_msgTypes[108]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScopeSelector) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScopeSelector) ProtoMessage() {}
+
+func (x *ScopeSelector) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_types_proto_msgTypes[108]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScopeSelector.ProtoReflect.Descriptor instead.
+func (*ScopeSelector) Descriptor() ([]byte, []int) {
+	return file_core_v1_types_proto_rawDescGZIP(), []int{108}
+}
+
+func (x *ScopeSelector) GetMatchExpressions() []*ScopedResourceSelectorRequirement {
+	if x != nil {
+		return x.MatchExpressions
+	}
+	return nil
+}
+
+type ScopedResourceSelectorRequirement struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ScopeName     string                 `protobuf:"bytes,1,opt,name=scope_name,json=scopeName,proto3" json:"scope_name,omitempty"`
+	Operator      string                 `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	Values        []string               `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScopedResourceSelectorRequirement) Reset() {
+	*x = ScopedResourceSelectorRequirement{}
+	mi := &file_core_v1_types_proto_msgTypes[109]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScopedResourceSelectorRequirement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScopedResourceSelectorRequirement) ProtoMessage() {}
+
+func (x *ScopedResourceSelectorRequirement) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_types_proto_msgTypes[109]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScopedResourceSelectorRequirement.ProtoReflect.Descriptor instead.
+func (*ScopedResourceSelectorRequirement) Descriptor() ([]byte, []int) {
+	return file_core_v1_types_proto_rawDescGZIP(), []int{109}
+}
+
+func (x *ScopedResourceSelectorRequirement) GetScopeName() string {
+	if x != nil {
+		return x.ScopeName
+	}
+	return ""
+}
+
+func (x *ScopedResourceSelectorRequirement) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *ScopedResourceSelectorRequirement) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+type ResourceQuotaStatus struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Hard          map[string]string      `protobuf:"bytes,1,rep,name=hard,proto3" json:"hard,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Used          map[string]string      `protobuf:"bytes,2,rep,name=used,proto3" json:"used,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResourceQuotaStatus) Reset() {
+	*x = ResourceQuotaStatus{}
+	mi := &file_core_v1_types_proto_msgTypes[110]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceQuotaStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceQuotaStatus) ProtoMessage() {}
+
+func (x *ResourceQuotaStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_types_proto_msgTypes[110]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceQuotaStatus.ProtoReflect.Descriptor instead.
+func (*ResourceQuotaStatus) Descriptor() ([]byte, []int) {
+	return file_core_v1_types_proto_rawDescGZIP(), []int{110}
+}
+
+func (x *ResourceQuotaStatus) GetHard() map[string]string {
+	if x != nil {
+		return x.Hard
+	}
+	return nil
+}
+
+func (x *ResourceQuotaStatus) GetUsed() map[string]string {
+	if x != nil {
+		return x.Used
+	}
+	return nil
+}
+
 // PodTemplateSpec describes the pods a controller creates.
 type PodTemplateSpec struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -7551,7 +7845,7 @@ type PodTemplateSpec struct {
 
 func (x *PodTemplateSpec) Reset() {
 	*x = PodTemplateSpec{}
-	mi := &file_core_v1_types_proto_msgTypes[106]
+	mi := &file_core_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7563,7 +7857,7 @@ func (x *PodTemplateSpec) String() string {
 func (*PodTemplateSpec) ProtoMessage() {}
 
 func (x *PodTemplateSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[106]
+	mi := &file_core_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7576,7 +7870,7 @@ func (x *PodTemplateSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PodTemplateSpec.ProtoReflect.Descriptor instead.
 func (*PodTemplateSpec) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *PodTemplateSpec) GetMetadata() *v1.ObjectMeta {
@@ -8352,7 +8646,37 @@ const file_core_v1_types_proto_rawDesc = "" +
 	"\asecrets\x18\x04 \x03(\v2 .podline.core.v1.ObjectReferenceR\asecrets\x12S\n" +
 	"\x12image_pull_secrets\x18\x05 \x03(\v2%.podline.core.v1.LocalObjectReferenceR\x10imagePullSecrets\x12J\n" +
 	"\x1fautomount_service_account_token\x18\x06 \x01(\bH\x00R\x1cautomountServiceAccountToken\x88\x01\x01B\"\n" +
-	" _automount_service_account_token\"x\n" +
+	" _automount_service_account_token\"\xf3\x01\n" +
+	"\rResourceQuota\x12\x1f\n" +
+	"\vapi_version\x18\x01 \x01(\tR\n" +
+	"apiVersion\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x127\n" +
+	"\bmetadata\x18\x03 \x01(\v2\x1b.podline.meta.v1.ObjectMetaR\bmetadata\x126\n" +
+	"\x04spec\x18\x04 \x01(\v2\".podline.core.v1.ResourceQuotaSpecR\x04spec\x12<\n" +
+	"\x06status\x18\x05 \x01(\v2$.podline.core.v1.ResourceQuotaStatusR\x06status\"\xed\x01\n" +
+	"\x11ResourceQuotaSpec\x12@\n" +
+	"\x04hard\x18\x01 \x03(\v2,.podline.core.v1.ResourceQuotaSpec.HardEntryR\x04hard\x12\x16\n" +
+	"\x06scopes\x18\x02 \x03(\tR\x06scopes\x12E\n" +
+	"\x0escope_selector\x18\x03 \x01(\v2\x1e.podline.core.v1.ScopeSelectorR\rscopeSelector\x1a7\n" +
+	"\tHardEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"p\n" +
+	"\rScopeSelector\x12_\n" +
+	"\x11match_expressions\x18\x01 \x03(\v22.podline.core.v1.ScopedResourceSelectorRequirementR\x10matchExpressions\"v\n" +
+	"!ScopedResourceSelectorRequirement\x12\x1d\n" +
+	"\n" +
+	"scope_name\x18\x01 \x01(\tR\tscopeName\x12\x1a\n" +
+	"\boperator\x18\x02 \x01(\tR\boperator\x12\x16\n" +
+	"\x06values\x18\x03 \x03(\tR\x06values\"\x8f\x02\n" +
+	"\x13ResourceQuotaStatus\x12B\n" +
+	"\x04hard\x18\x01 \x03(\v2..podline.core.v1.ResourceQuotaStatus.HardEntryR\x04hard\x12B\n" +
+	"\x04used\x18\x02 \x03(\v2..podline.core.v1.ResourceQuotaStatus.UsedEntryR\x04used\x1a7\n" +
+	"\tHardEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a7\n" +
+	"\tUsedEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"x\n" +
 	"\x0fPodTemplateSpec\x127\n" +
 	"\bmetadata\x18\x01 \x01(\v2\x1b.podline.meta.v1.ObjectMetaR\bmetadata\x12,\n" +
 	"\x04spec\x18\x02 \x01(\v2\x18.podline.core.v1.PodSpecR\x04specB\"Z podline.dev/proto/core/v1;corev1b\x06proto3"
@@ -8369,7 +8693,7 @@ func file_core_v1_types_proto_rawDescGZIP() []byte {
 	return file_core_v1_types_proto_rawDescData
 }
 
-var file_core_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 118)
+var file_core_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 126)
 var file_core_v1_types_proto_goTypes = []any{
 	(*ObjectReference)(nil),                   // 0: podline.core.v1.ObjectReference
 	(*LocalObjectReference)(nil),              // 1: podline.core.v1.LocalObjectReference
@@ -8477,33 +8801,41 @@ var file_core_v1_types_proto_goTypes = []any{
 	(*ConfigMap)(nil),                         // 103: podline.core.v1.ConfigMap
 	(*Secret)(nil),                            // 104: podline.core.v1.Secret
 	(*ServiceAccount)(nil),                    // 105: podline.core.v1.ServiceAccount
-	(*PodTemplateSpec)(nil),                   // 106: podline.core.v1.PodTemplateSpec
-	nil,                                       // 107: podline.core.v1.PodSpec.NodeSelectorEntry
-	nil,                                       // 108: podline.core.v1.PodSpec.OverheadEntry
-	nil,                                       // 109: podline.core.v1.ResourceRequirements.LimitsEntry
-	nil,                                       // 110: podline.core.v1.ResourceRequirements.RequestsEntry
-	nil,                                       // 111: podline.core.v1.NodeStatus.CapacityEntry
-	nil,                                       // 112: podline.core.v1.NodeStatus.AllocatableEntry
-	nil,                                       // 113: podline.core.v1.ServiceSpec.SelectorEntry
-	nil,                                       // 114: podline.core.v1.ConfigMap.DataEntry
-	nil,                                       // 115: podline.core.v1.ConfigMap.BinaryDataEntry
-	nil,                                       // 116: podline.core.v1.Secret.DataEntry
-	nil,                                       // 117: podline.core.v1.Secret.StringDataEntry
-	(*v1.ObjectMeta)(nil),                     // 118: podline.meta.v1.ObjectMeta
-	(*v1.LabelSelector)(nil),                  // 119: podline.meta.v1.LabelSelector
-	(*v1.IntOrString)(nil),                    // 120: podline.meta.v1.IntOrString
-	(*v1.Time)(nil),                           // 121: podline.meta.v1.Time
-	(*v1.Condition)(nil),                      // 122: podline.meta.v1.Condition
-	(*v1.MicroTime)(nil),                      // 123: podline.meta.v1.MicroTime
+	(*ResourceQuota)(nil),                     // 106: podline.core.v1.ResourceQuota
+	(*ResourceQuotaSpec)(nil),                 // 107: podline.core.v1.ResourceQuotaSpec
+	(*ScopeSelector)(nil),                     // 108: podline.core.v1.ScopeSelector
+	(*ScopedResourceSelectorRequirement)(nil), // 109: podline.core.v1.ScopedResourceSelectorRequirement
+	(*ResourceQuotaStatus)(nil),               // 110: podline.core.v1.ResourceQuotaStatus
+	(*PodTemplateSpec)(nil),                   // 111: podline.core.v1.PodTemplateSpec
+	nil,                                       // 112: podline.core.v1.PodSpec.NodeSelectorEntry
+	nil,                                       // 113: podline.core.v1.PodSpec.OverheadEntry
+	nil,                                       // 114: podline.core.v1.ResourceRequirements.LimitsEntry
+	nil,                                       // 115: podline.core.v1.ResourceRequirements.RequestsEntry
+	nil,                                       // 116: podline.core.v1.NodeStatus.CapacityEntry
+	nil,                                       // 117: podline.core.v1.NodeStatus.AllocatableEntry
+	nil,                                       // 118: podline.core.v1.ServiceSpec.SelectorEntry
+	nil,                                       // 119: podline.core.v1.ConfigMap.DataEntry
+	nil,                                       // 120: podline.core.v1.ConfigMap.BinaryDataEntry
+	nil,                                       // 121: podline.core.v1.Secret.DataEntry
+	nil,                                       // 122: podline.core.v1.Secret.StringDataEntry
+	nil,                                       // 123: podline.core.v1.ResourceQuotaSpec.HardEntry
+	nil,                                       // 124: podline.core.v1.ResourceQuotaStatus.HardEntry
+	nil,                                       // 125: podline.core.v1.ResourceQuotaStatus.UsedEntry
+	(*v1.ObjectMeta)(nil),                     // 126: podline.meta.v1.ObjectMeta
+	(*v1.LabelSelector)(nil),                  // 127: podline.meta.v1.LabelSelector
+	(*v1.IntOrString)(nil),                    // 128: podline.meta.v1.IntOrString
+	(*v1.Time)(nil),                           // 129: podline.meta.v1.Time
+	(*v1.Condition)(nil),                      // 130: podline.meta.v1.Condition
+	(*v1.MicroTime)(nil),                      // 131: podline.meta.v1.MicroTime
 }
 var file_core_v1_types_proto_depIdxs = []int32{
-	118, // 0: podline.core.v1.Pod.metadata:type_name -> podline.meta.v1.ObjectMeta
+	126, // 0: podline.core.v1.Pod.metadata:type_name -> podline.meta.v1.ObjectMeta
 	3,   // 1: podline.core.v1.Pod.spec:type_name -> podline.core.v1.PodSpec
 	67,  // 2: podline.core.v1.Pod.status:type_name -> podline.core.v1.PodStatus
 	52,  // 3: podline.core.v1.PodSpec.volumes:type_name -> podline.core.v1.Volume
 	29,  // 4: podline.core.v1.PodSpec.init_containers:type_name -> podline.core.v1.Container
 	29,  // 5: podline.core.v1.PodSpec.containers:type_name -> podline.core.v1.Container
-	107, // 6: podline.core.v1.PodSpec.node_selector:type_name -> podline.core.v1.PodSpec.NodeSelectorEntry
+	112, // 6: podline.core.v1.PodSpec.node_selector:type_name -> podline.core.v1.PodSpec.NodeSelectorEntry
 	12,  // 7: podline.core.v1.PodSpec.security_context:type_name -> podline.core.v1.PodSecurityContext
 	1,   // 8: podline.core.v1.PodSpec.image_pull_secrets:type_name -> podline.core.v1.LocalObjectReference
 	19,  // 9: podline.core.v1.PodSpec.affinity:type_name -> podline.core.v1.Affinity
@@ -8511,12 +8843,12 @@ var file_core_v1_types_proto_depIdxs = []int32{
 	7,   // 11: podline.core.v1.PodSpec.host_aliases:type_name -> podline.core.v1.HostAlias
 	8,   // 12: podline.core.v1.PodSpec.dns_config:type_name -> podline.core.v1.PodDNSConfig
 	6,   // 13: podline.core.v1.PodSpec.readiness_gates:type_name -> podline.core.v1.PodReadinessGate
-	108, // 14: podline.core.v1.PodSpec.overhead:type_name -> podline.core.v1.PodSpec.OverheadEntry
+	113, // 14: podline.core.v1.PodSpec.overhead:type_name -> podline.core.v1.PodSpec.OverheadEntry
 	11,  // 15: podline.core.v1.PodSpec.topology_spread_constraints:type_name -> podline.core.v1.TopologySpreadConstraint
 	4,   // 16: podline.core.v1.PodSpec.os:type_name -> podline.core.v1.PodOS
 	5,   // 17: podline.core.v1.PodSpec.scheduling_gates:type_name -> podline.core.v1.PodSchedulingGate
 	9,   // 18: podline.core.v1.PodDNSConfig.options:type_name -> podline.core.v1.PodDNSConfigOption
-	119, // 19: podline.core.v1.TopologySpreadConstraint.label_selector:type_name -> podline.meta.v1.LabelSelector
+	127, // 19: podline.core.v1.TopologySpreadConstraint.label_selector:type_name -> podline.meta.v1.LabelSelector
 	15,  // 20: podline.core.v1.PodSecurityContext.se_linux_options:type_name -> podline.core.v1.SELinuxOptions
 	18,  // 21: podline.core.v1.PodSecurityContext.sysctls:type_name -> podline.core.v1.Sysctl
 	16,  // 22: podline.core.v1.PodSecurityContext.seccomp_profile:type_name -> podline.core.v1.SeccompProfile
@@ -8538,8 +8870,8 @@ var file_core_v1_types_proto_depIdxs = []int32{
 	28,  // 38: podline.core.v1.PodAffinity.preferred_during_scheduling_ignored_during_execution:type_name -> podline.core.v1.WeightedPodAffinityTerm
 	27,  // 39: podline.core.v1.PodAntiAffinity.required_during_scheduling_ignored_during_execution:type_name -> podline.core.v1.PodAffinityTerm
 	28,  // 40: podline.core.v1.PodAntiAffinity.preferred_during_scheduling_ignored_during_execution:type_name -> podline.core.v1.WeightedPodAffinityTerm
-	119, // 41: podline.core.v1.PodAffinityTerm.label_selector:type_name -> podline.meta.v1.LabelSelector
-	119, // 42: podline.core.v1.PodAffinityTerm.namespace_selector:type_name -> podline.meta.v1.LabelSelector
+	127, // 41: podline.core.v1.PodAffinityTerm.label_selector:type_name -> podline.meta.v1.LabelSelector
+	127, // 42: podline.core.v1.PodAffinityTerm.namespace_selector:type_name -> podline.meta.v1.LabelSelector
 	27,  // 43: podline.core.v1.WeightedPodAffinityTerm.pod_affinity_term:type_name -> podline.core.v1.PodAffinityTerm
 	30,  // 44: podline.core.v1.Container.ports:type_name -> podline.core.v1.ContainerPort
 	37,  // 45: podline.core.v1.Container.env_from:type_name -> podline.core.v1.EnvFromSource
@@ -8558,16 +8890,16 @@ var file_core_v1_types_proto_depIdxs = []int32{
 	36,  // 58: podline.core.v1.EnvVarSource.secret_key_ref:type_name -> podline.core.v1.SecretKeySelector
 	38,  // 59: podline.core.v1.EnvFromSource.config_map_ref:type_name -> podline.core.v1.ConfigMapEnvSource
 	39,  // 60: podline.core.v1.EnvFromSource.secret_ref:type_name -> podline.core.v1.SecretEnvSource
-	109, // 61: podline.core.v1.ResourceRequirements.limits:type_name -> podline.core.v1.ResourceRequirements.LimitsEntry
-	110, // 62: podline.core.v1.ResourceRequirements.requests:type_name -> podline.core.v1.ResourceRequirements.RequestsEntry
+	114, // 61: podline.core.v1.ResourceRequirements.limits:type_name -> podline.core.v1.ResourceRequirements.LimitsEntry
+	115, // 62: podline.core.v1.ResourceRequirements.requests:type_name -> podline.core.v1.ResourceRequirements.RequestsEntry
 	41,  // 63: podline.core.v1.ResourceRequirements.claims:type_name -> podline.core.v1.ResourceClaim
 	44,  // 64: podline.core.v1.Probe.exec:type_name -> podline.core.v1.ExecAction
 	45,  // 65: podline.core.v1.Probe.http_get:type_name -> podline.core.v1.HTTPGetAction
 	47,  // 66: podline.core.v1.Probe.tcp_socket:type_name -> podline.core.v1.TCPSocketAction
 	48,  // 67: podline.core.v1.Probe.grpc:type_name -> podline.core.v1.GRPCAction
-	120, // 68: podline.core.v1.HTTPGetAction.port:type_name -> podline.meta.v1.IntOrString
+	128, // 68: podline.core.v1.HTTPGetAction.port:type_name -> podline.meta.v1.IntOrString
 	46,  // 69: podline.core.v1.HTTPGetAction.http_headers:type_name -> podline.core.v1.HTTPHeader
-	120, // 70: podline.core.v1.TCPSocketAction.port:type_name -> podline.meta.v1.IntOrString
+	128, // 70: podline.core.v1.TCPSocketAction.port:type_name -> podline.meta.v1.IntOrString
 	51,  // 71: podline.core.v1.Lifecycle.post_start:type_name -> podline.core.v1.LifecycleHandler
 	51,  // 72: podline.core.v1.Lifecycle.pre_stop:type_name -> podline.core.v1.LifecycleHandler
 	44,  // 73: podline.core.v1.LifecycleHandler.exec:type_name -> podline.core.v1.ExecAction
@@ -8597,78 +8929,86 @@ var file_core_v1_types_proto_depIdxs = []int32{
 	68,  // 97: podline.core.v1.PodStatus.conditions:type_name -> podline.core.v1.PodCondition
 	69,  // 98: podline.core.v1.PodStatus.host_ips:type_name -> podline.core.v1.HostIP
 	70,  // 99: podline.core.v1.PodStatus.pod_ips:type_name -> podline.core.v1.PodIP
-	121, // 100: podline.core.v1.PodStatus.start_time:type_name -> podline.meta.v1.Time
+	129, // 100: podline.core.v1.PodStatus.start_time:type_name -> podline.meta.v1.Time
 	71,  // 101: podline.core.v1.PodStatus.init_container_statuses:type_name -> podline.core.v1.ContainerStatus
 	71,  // 102: podline.core.v1.PodStatus.container_statuses:type_name -> podline.core.v1.ContainerStatus
-	121, // 103: podline.core.v1.PodCondition.last_probe_time:type_name -> podline.meta.v1.Time
-	121, // 104: podline.core.v1.PodCondition.last_transition_time:type_name -> podline.meta.v1.Time
+	129, // 103: podline.core.v1.PodCondition.last_probe_time:type_name -> podline.meta.v1.Time
+	129, // 104: podline.core.v1.PodCondition.last_transition_time:type_name -> podline.meta.v1.Time
 	72,  // 105: podline.core.v1.ContainerStatus.state:type_name -> podline.core.v1.ContainerState
 	72,  // 106: podline.core.v1.ContainerStatus.last_state:type_name -> podline.core.v1.ContainerState
 	73,  // 107: podline.core.v1.ContainerState.waiting:type_name -> podline.core.v1.ContainerStateWaiting
 	74,  // 108: podline.core.v1.ContainerState.running:type_name -> podline.core.v1.ContainerStateRunning
 	75,  // 109: podline.core.v1.ContainerState.terminated:type_name -> podline.core.v1.ContainerStateTerminated
-	121, // 110: podline.core.v1.ContainerStateRunning.started_at:type_name -> podline.meta.v1.Time
-	121, // 111: podline.core.v1.ContainerStateTerminated.started_at:type_name -> podline.meta.v1.Time
-	121, // 112: podline.core.v1.ContainerStateTerminated.finished_at:type_name -> podline.meta.v1.Time
-	118, // 113: podline.core.v1.Binding.metadata:type_name -> podline.meta.v1.ObjectMeta
+	129, // 110: podline.core.v1.ContainerStateRunning.started_at:type_name -> podline.meta.v1.Time
+	129, // 111: podline.core.v1.ContainerStateTerminated.started_at:type_name -> podline.meta.v1.Time
+	129, // 112: podline.core.v1.ContainerStateTerminated.finished_at:type_name -> podline.meta.v1.Time
+	126, // 113: podline.core.v1.Binding.metadata:type_name -> podline.meta.v1.ObjectMeta
 	0,   // 114: podline.core.v1.Binding.target:type_name -> podline.core.v1.ObjectReference
-	118, // 115: podline.core.v1.Node.metadata:type_name -> podline.meta.v1.ObjectMeta
+	126, // 115: podline.core.v1.Node.metadata:type_name -> podline.meta.v1.ObjectMeta
 	78,  // 116: podline.core.v1.Node.spec:type_name -> podline.core.v1.NodeSpec
 	80,  // 117: podline.core.v1.Node.status:type_name -> podline.core.v1.NodeStatus
 	79,  // 118: podline.core.v1.NodeSpec.taints:type_name -> podline.core.v1.Taint
-	121, // 119: podline.core.v1.Taint.time_added:type_name -> podline.meta.v1.Time
-	111, // 120: podline.core.v1.NodeStatus.capacity:type_name -> podline.core.v1.NodeStatus.CapacityEntry
-	112, // 121: podline.core.v1.NodeStatus.allocatable:type_name -> podline.core.v1.NodeStatus.AllocatableEntry
+	129, // 119: podline.core.v1.Taint.time_added:type_name -> podline.meta.v1.Time
+	116, // 120: podline.core.v1.NodeStatus.capacity:type_name -> podline.core.v1.NodeStatus.CapacityEntry
+	117, // 121: podline.core.v1.NodeStatus.allocatable:type_name -> podline.core.v1.NodeStatus.AllocatableEntry
 	81,  // 122: podline.core.v1.NodeStatus.conditions:type_name -> podline.core.v1.NodeCondition
 	82,  // 123: podline.core.v1.NodeStatus.addresses:type_name -> podline.core.v1.NodeAddress
 	83,  // 124: podline.core.v1.NodeStatus.daemon_endpoints:type_name -> podline.core.v1.NodeDaemonEndpoints
 	85,  // 125: podline.core.v1.NodeStatus.node_info:type_name -> podline.core.v1.NodeSystemInfo
 	86,  // 126: podline.core.v1.NodeStatus.images:type_name -> podline.core.v1.ContainerImage
-	121, // 127: podline.core.v1.NodeCondition.last_heartbeat_time:type_name -> podline.meta.v1.Time
-	121, // 128: podline.core.v1.NodeCondition.last_transition_time:type_name -> podline.meta.v1.Time
+	129, // 127: podline.core.v1.NodeCondition.last_heartbeat_time:type_name -> podline.meta.v1.Time
+	129, // 128: podline.core.v1.NodeCondition.last_transition_time:type_name -> podline.meta.v1.Time
 	84,  // 129: podline.core.v1.NodeDaemonEndpoints.kubelet_endpoint:type_name -> podline.core.v1.DaemonEndpoint
-	118, // 130: podline.core.v1.Namespace.metadata:type_name -> podline.meta.v1.ObjectMeta
+	126, // 130: podline.core.v1.Namespace.metadata:type_name -> podline.meta.v1.ObjectMeta
 	88,  // 131: podline.core.v1.Namespace.spec:type_name -> podline.core.v1.NamespaceSpec
 	89,  // 132: podline.core.v1.Namespace.status:type_name -> podline.core.v1.NamespaceStatus
 	90,  // 133: podline.core.v1.NamespaceStatus.conditions:type_name -> podline.core.v1.NamespaceCondition
-	121, // 134: podline.core.v1.NamespaceCondition.last_transition_time:type_name -> podline.meta.v1.Time
-	118, // 135: podline.core.v1.Service.metadata:type_name -> podline.meta.v1.ObjectMeta
+	129, // 134: podline.core.v1.NamespaceCondition.last_transition_time:type_name -> podline.meta.v1.Time
+	126, // 135: podline.core.v1.Service.metadata:type_name -> podline.meta.v1.ObjectMeta
 	92,  // 136: podline.core.v1.Service.spec:type_name -> podline.core.v1.ServiceSpec
 	96,  // 137: podline.core.v1.Service.status:type_name -> podline.core.v1.ServiceStatus
 	93,  // 138: podline.core.v1.ServiceSpec.ports:type_name -> podline.core.v1.ServicePort
-	113, // 139: podline.core.v1.ServiceSpec.selector:type_name -> podline.core.v1.ServiceSpec.SelectorEntry
+	118, // 139: podline.core.v1.ServiceSpec.selector:type_name -> podline.core.v1.ServiceSpec.SelectorEntry
 	94,  // 140: podline.core.v1.ServiceSpec.session_affinity_config:type_name -> podline.core.v1.SessionAffinityConfig
-	120, // 141: podline.core.v1.ServicePort.target_port:type_name -> podline.meta.v1.IntOrString
+	128, // 141: podline.core.v1.ServicePort.target_port:type_name -> podline.meta.v1.IntOrString
 	95,  // 142: podline.core.v1.SessionAffinityConfig.client_ip:type_name -> podline.core.v1.ClientIPConfig
 	97,  // 143: podline.core.v1.ServiceStatus.load_balancer:type_name -> podline.core.v1.LoadBalancerStatus
-	122, // 144: podline.core.v1.ServiceStatus.conditions:type_name -> podline.meta.v1.Condition
+	130, // 144: podline.core.v1.ServiceStatus.conditions:type_name -> podline.meta.v1.Condition
 	98,  // 145: podline.core.v1.LoadBalancerStatus.ingress:type_name -> podline.core.v1.LoadBalancerIngress
 	99,  // 146: podline.core.v1.LoadBalancerIngress.ports:type_name -> podline.core.v1.PortStatus
-	118, // 147: podline.core.v1.Event.metadata:type_name -> podline.meta.v1.ObjectMeta
+	126, // 147: podline.core.v1.Event.metadata:type_name -> podline.meta.v1.ObjectMeta
 	0,   // 148: podline.core.v1.Event.involved_object:type_name -> podline.core.v1.ObjectReference
 	101, // 149: podline.core.v1.Event.source:type_name -> podline.core.v1.EventSource
-	121, // 150: podline.core.v1.Event.first_timestamp:type_name -> podline.meta.v1.Time
-	121, // 151: podline.core.v1.Event.last_timestamp:type_name -> podline.meta.v1.Time
-	123, // 152: podline.core.v1.Event.event_time:type_name -> podline.meta.v1.MicroTime
+	129, // 150: podline.core.v1.Event.first_timestamp:type_name -> podline.meta.v1.Time
+	129, // 151: podline.core.v1.Event.last_timestamp:type_name -> podline.meta.v1.Time
+	131, // 152: podline.core.v1.Event.event_time:type_name -> podline.meta.v1.MicroTime
 	102, // 153: podline.core.v1.Event.series:type_name -> podline.core.v1.EventSeries
 	0,   // 154: podline.core.v1.Event.related:type_name -> podline.core.v1.ObjectReference
-	123, // 155: podline.core.v1.EventSeries.last_observed_time:type_name -> podline.meta.v1.MicroTime
-	118, // 156: podline.core.v1.ConfigMap.metadata:type_name -> podline.meta.v1.ObjectMeta
-	114, // 157: podline.core.v1.ConfigMap.data:type_name -> podline.core.v1.ConfigMap.DataEntry
-	115, // 158: podline.core.v1.ConfigMap.binary_data:type_name -> podline.core.v1.ConfigMap.BinaryDataEntry
-	118, // 159: podline.core.v1.Secret.metadata:type_name -> podline.meta.v1.ObjectMeta
-	116, // 160: podline.core.v1.Secret.data:type_name -> podline.core.v1.Secret.DataEntry
-	117, // 161: podline.core.v1.Secret.string_data:type_name -> podline.core.v1.Secret.StringDataEntry
-	118, // 162: podline.core.v1.ServiceAccount.metadata:type_name -> podline.meta.v1.ObjectMeta
+	131, // 155: podline.core.v1.EventSeries.last_observed_time:type_name -> podline.meta.v1.MicroTime
+	126, // 156: podline.core.v1.ConfigMap.metadata:type_name -> podline.meta.v1.ObjectMeta
+	119, // 157: podline.core.v1.ConfigMap.data:type_name -> podline.core.v1.ConfigMap.DataEntry
+	120, // 158: podline.core.v1.ConfigMap.binary_data:type_name -> podline.core.v1.ConfigMap.BinaryDataEntry
+	126, // 159: podline.core.v1.Secret.metadata:type_name -> podline.meta.v1.ObjectMeta
+	121, // 160: podline.core.v1.Secret.data:type_name -> podline.core.v1.Secret.DataEntry
+	122, // 161: podline.core.v1.Secret.string_data:type_name -> podline.core.v1.Secret.StringDataEntry
+	126, // 162: podline.core.v1.ServiceAccount.metadata:type_name -> podline.meta.v1.ObjectMeta
 	0,   // 163: podline.core.v1.ServiceAccount.secrets:type_name -> podline.core.v1.ObjectReference
 	1,   // 164: podline.core.v1.ServiceAccount.image_pull_secrets:type_name -> podline.core.v1.LocalObjectReference
-	118, // 165: podline.core.v1.PodTemplateSpec.metadata:type_name -> podline.meta.v1.ObjectMeta
-	3,   // 166: podline.core.v1.PodTemplateSpec.spec:type_name -> podline.core.v1.PodSpec
-	167, // [167:167] is the sub-list for method output_type
-	167, // [167:167] is the sub-list for method input_type
-	167, // [167:167] is the sub-list for extension type_name
-	167, // [167:167] is the sub-list for extension extendee
-	0,   // [0:167] is the sub-list for field type_name
+	126, // 165: podline.core.v1.ResourceQuota.metadata:type_name -> podline.meta.v1.ObjectMeta
+	107, // 166: podline.core.v1.ResourceQuota.spec:type_name -> podline.core.v1.ResourceQuotaSpec
+	110, // 167: podline.core.v1.ResourceQuota.status:type_name -> podline.core.v1.ResourceQuotaStatus
+	123, // 168: podline.core.v1.ResourceQuotaSpec.hard:type_name -> podline.core.v1.ResourceQuotaSpec.HardEntry
+	108, // 169: podline.core.v1.ResourceQuotaSpec.scope_selector:type_name -> podline.core.v1.ScopeSelector
+	109, // 170: podline.core.v1.ScopeSelector.match_expressions:type_name -> podline.core.v1.ScopedResourceSelectorRequirement
+	124, // 171: podline.core.v1.ResourceQuotaStatus.hard:type_name -> podline.core.v1.ResourceQuotaStatus.HardEntry
+	125, // 172: podline.core.v1.ResourceQuotaStatus.used:type_name -> podline.core.v1.ResourceQuotaStatus.UsedEntry
+	126, // 173: podline.core.v1.PodTemplateSpec.metadata:type_name -> podline.meta.v1.ObjectMeta
+	3,   // 174: podline.core.v1.PodTemplateSpec.spec:type_name -> podline.core.v1.PodSpec
+	175, // [175:175] is the sub-list for method output_type
+	175, // [175:175] is the sub-list for method input_type
+	175, // [175:175] is the sub-list for extension type_name
+	175, // [175:175] is the sub-list for extension extendee
+	0,   // [0:175] is the sub-list for field type_name
 }
 
 func init() { file_core_v1_types_proto_init() }
@@ -8718,7 +9058,7 @@ func file_core_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_core_v1_types_proto_rawDesc), len(file_core_v1_types_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   118,
+			NumMessages:   126,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -250,14 +250,16 @@ const file_discovery_v1_api_proto_rawDesc = "" +
 	"\x06object\x18\x03 \x01(\v2#.podline.discovery.v1.EndpointSliceR\x06object\x12\x17\n" +
 	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
 	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
-	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\x8f\x04\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xc3\x05\n" +
 	"\x0eEndpointSlices\x12G\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a#.podline.discovery.v1.EndpointSlice\x12M\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a'.podline.discovery.v1.EndpointSliceList\x12V\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a-.podline.discovery.v1.EndpointSliceWatchEvent0\x01\x12^\n" +
 	"\x06Create\x12/.podline.discovery.v1.EndpointSliceWriteRequest\x1a#.podline.discovery.v1.EndpointSlice\x12^\n" +
 	"\x06Update\x12/.podline.discovery.v1.EndpointSliceWriteRequest\x1a#.podline.discovery.v1.EndpointSlice\x12M\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a#.podline.discovery.v1.EndpointSliceB,Z*podline.dev/proto/discovery/v1;discoveryv1b\x06proto3"
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a#.podline.discovery.v1.EndpointSlice\x12e\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a'.podline.discovery.v1.EndpointSliceList\x12K\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a#.podline.discovery.v1.EndpointSliceB,Z*podline.dev/proto/discovery/v1;discoveryv1b\x06proto3"
 
 var (
 	file_discovery_v1_api_proto_rawDescOnce sync.Once
@@ -273,14 +275,16 @@ func file_discovery_v1_api_proto_rawDescGZIP() []byte {
 
 var file_discovery_v1_api_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_discovery_v1_api_proto_goTypes = []any{
-	(*EndpointSliceList)(nil),         // 0: podline.discovery.v1.EndpointSliceList
-	(*EndpointSliceWatchEvent)(nil),   // 1: podline.discovery.v1.EndpointSliceWatchEvent
-	(*EndpointSliceWriteRequest)(nil), // 2: podline.discovery.v1.EndpointSliceWriteRequest
-	(*v1.ListMeta)(nil),               // 3: podline.meta.v1.ListMeta
-	(*EndpointSlice)(nil),             // 4: podline.discovery.v1.EndpointSlice
-	(*v1.GetRequest)(nil),             // 5: podline.meta.v1.GetRequest
-	(*v1.ListRequest)(nil),            // 6: podline.meta.v1.ListRequest
-	(*v1.DeleteRequest)(nil),          // 7: podline.meta.v1.DeleteRequest
+	(*EndpointSliceList)(nil),          // 0: podline.discovery.v1.EndpointSliceList
+	(*EndpointSliceWatchEvent)(nil),    // 1: podline.discovery.v1.EndpointSliceWatchEvent
+	(*EndpointSliceWriteRequest)(nil),  // 2: podline.discovery.v1.EndpointSliceWriteRequest
+	(*v1.ListMeta)(nil),                // 3: podline.meta.v1.ListMeta
+	(*EndpointSlice)(nil),              // 4: podline.discovery.v1.EndpointSlice
+	(*v1.GetRequest)(nil),              // 5: podline.meta.v1.GetRequest
+	(*v1.ListRequest)(nil),             // 6: podline.meta.v1.ListRequest
+	(*v1.DeleteRequest)(nil),           // 7: podline.meta.v1.DeleteRequest
+	(*v1.DeleteCollectionRequest)(nil), // 8: podline.meta.v1.DeleteCollectionRequest
+	(*v1.PatchRequest)(nil),            // 9: podline.meta.v1.PatchRequest
 }
 var file_discovery_v1_api_proto_depIdxs = []int32{
 	3,  // 0: podline.discovery.v1.EndpointSliceList.metadata:type_name -> podline.meta.v1.ListMeta
@@ -293,14 +297,18 @@ var file_discovery_v1_api_proto_depIdxs = []int32{
 	2,  // 7: podline.discovery.v1.EndpointSlices.Create:input_type -> podline.discovery.v1.EndpointSliceWriteRequest
 	2,  // 8: podline.discovery.v1.EndpointSlices.Update:input_type -> podline.discovery.v1.EndpointSliceWriteRequest
 	7,  // 9: podline.discovery.v1.EndpointSlices.Delete:input_type -> podline.meta.v1.DeleteRequest
-	4,  // 10: podline.discovery.v1.EndpointSlices.Get:output_type -> podline.discovery.v1.EndpointSlice
-	0,  // 11: podline.discovery.v1.EndpointSlices.List:output_type -> podline.discovery.v1.EndpointSliceList
-	1,  // 12: podline.discovery.v1.EndpointSlices.Watch:output_type -> podline.discovery.v1.EndpointSliceWatchEvent
-	4,  // 13: podline.discovery.v1.EndpointSlices.Create:output_type -> podline.discovery.v1.EndpointSlice
-	4,  // 14: podline.discovery.v1.EndpointSlices.Update:output_type -> podline.discovery.v1.EndpointSlice
-	4,  // 15: podline.discovery.v1.EndpointSlices.Delete:output_type -> podline.discovery.v1.EndpointSlice
-	10, // [10:16] is the sub-list for method output_type
-	4,  // [4:10] is the sub-list for method input_type
+	8,  // 10: podline.discovery.v1.EndpointSlices.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	9,  // 11: podline.discovery.v1.EndpointSlices.Patch:input_type -> podline.meta.v1.PatchRequest
+	4,  // 12: podline.discovery.v1.EndpointSlices.Get:output_type -> podline.discovery.v1.EndpointSlice
+	0,  // 13: podline.discovery.v1.EndpointSlices.List:output_type -> podline.discovery.v1.EndpointSliceList
+	1,  // 14: podline.discovery.v1.EndpointSlices.Watch:output_type -> podline.discovery.v1.EndpointSliceWatchEvent
+	4,  // 15: podline.discovery.v1.EndpointSlices.Create:output_type -> podline.discovery.v1.EndpointSlice
+	4,  // 16: podline.discovery.v1.EndpointSlices.Update:output_type -> podline.discovery.v1.EndpointSlice
+	4,  // 17: podline.discovery.v1.EndpointSlices.Delete:output_type -> podline.discovery.v1.EndpointSlice
+	0,  // 18: podline.discovery.v1.EndpointSlices.DeleteCollection:output_type -> podline.discovery.v1.EndpointSliceList
+	4,  // 19: podline.discovery.v1.EndpointSlices.Patch:output_type -> podline.discovery.v1.EndpointSlice
+	12, // [12:20] is the sub-list for method output_type
+	4,  // [4:12] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
 	4,  // [4:4] is the sub-list for extension extendee
 	0,  // [0:4] is the sub-list for field type_name

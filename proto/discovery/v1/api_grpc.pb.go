@@ -22,12 +22,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	EndpointSlices_Get_FullMethodName    = "/podline.discovery.v1.EndpointSlices/Get"
-	EndpointSlices_List_FullMethodName   = "/podline.discovery.v1.EndpointSlices/List"
-	EndpointSlices_Watch_FullMethodName  = "/podline.discovery.v1.EndpointSlices/Watch"
-	EndpointSlices_Create_FullMethodName = "/podline.discovery.v1.EndpointSlices/Create"
-	EndpointSlices_Update_FullMethodName = "/podline.discovery.v1.EndpointSlices/Update"
-	EndpointSlices_Delete_FullMethodName = "/podline.discovery.v1.EndpointSlices/Delete"
+	EndpointSlices_Get_FullMethodName              = "/podline.discovery.v1.EndpointSlices/Get"
+	EndpointSlices_List_FullMethodName             = "/podline.discovery.v1.EndpointSlices/List"
+	EndpointSlices_Watch_FullMethodName            = "/podline.discovery.v1.EndpointSlices/Watch"
+	EndpointSlices_Create_FullMethodName           = "/podline.discovery.v1.EndpointSlices/Create"
+	EndpointSlices_Update_FullMethodName           = "/podline.discovery.v1.EndpointSlices/Update"
+	EndpointSlices_Delete_FullMethodName           = "/podline.discovery.v1.EndpointSlices/Delete"
+	EndpointSlices_DeleteCollection_FullMethodName = "/podline.discovery.v1.EndpointSlices/DeleteCollection"
+	EndpointSlices_Patch_FullMethodName            = "/podline.discovery.v1.EndpointSlices/Patch"
 )
 
 // EndpointSlicesClient is the client API for EndpointSlices service.
@@ -42,6 +44,8 @@ type EndpointSlicesClient interface {
 	Create(ctx context.Context, in *EndpointSliceWriteRequest, opts ...grpc.CallOption) (*EndpointSlice, error)
 	Update(ctx context.Context, in *EndpointSliceWriteRequest, opts ...grpc.CallOption) (*EndpointSlice, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*EndpointSlice, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*EndpointSliceList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*EndpointSlice, error)
 }
 
 type endpointSlicesClient struct {
@@ -121,6 +125,26 @@ func (c *endpointSlicesClient) Delete(ctx context.Context, in *v1.DeleteRequest,
 	return out, nil
 }
 
+func (c *endpointSlicesClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*EndpointSliceList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EndpointSliceList)
+	err := c.cc.Invoke(ctx, EndpointSlices_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *endpointSlicesClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*EndpointSlice, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EndpointSlice)
+	err := c.cc.Invoke(ctx, EndpointSlices_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EndpointSlicesServer is the server API for EndpointSlices service.
 // All implementations must embed UnimplementedEndpointSlicesServer
 // for forward compatibility.
@@ -133,6 +157,8 @@ type EndpointSlicesServer interface {
 	Create(context.Context, *EndpointSliceWriteRequest) (*EndpointSlice, error)
 	Update(context.Context, *EndpointSliceWriteRequest) (*EndpointSlice, error)
 	Delete(context.Context, *v1.DeleteRequest) (*EndpointSlice, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*EndpointSliceList, error)
+	Patch(context.Context, *v1.PatchRequest) (*EndpointSlice, error)
 	mustEmbedUnimplementedEndpointSlicesServer()
 }
 
@@ -160,6 +186,12 @@ func (UnimplementedEndpointSlicesServer) Update(context.Context, *EndpointSliceW
 }
 func (UnimplementedEndpointSlicesServer) Delete(context.Context, *v1.DeleteRequest) (*EndpointSlice, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedEndpointSlicesServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*EndpointSliceList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedEndpointSlicesServer) Patch(context.Context, *v1.PatchRequest) (*EndpointSlice, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedEndpointSlicesServer) mustEmbedUnimplementedEndpointSlicesServer() {}
 func (UnimplementedEndpointSlicesServer) testEmbeddedByValue()                        {}
@@ -283,6 +315,42 @@ func _EndpointSlices_Delete_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _EndpointSlices_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EndpointSlicesServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EndpointSlices_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EndpointSlicesServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _EndpointSlices_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EndpointSlicesServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EndpointSlices_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EndpointSlicesServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // EndpointSlices_ServiceDesc is the grpc.ServiceDesc for EndpointSlices service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -309,6 +377,14 @@ var EndpointSlices_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Delete",
 			Handler:    _EndpointSlices_Delete_Handler,
+		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _EndpointSlices_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _EndpointSlices_Patch_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1486,6 +1486,202 @@ func (x *DeleteRequest) GetDryRun() []string {
 	return nil
 }
 
+// PatchRequest changes one object by a patch. patch_type is the REST
+// Content-Type: application/merge-patch+json, application/json-patch+json,
+// application/strategic-merge-patch+json or application/apply-patch+yaml.
+type PatchRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Namespace       string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	Name            string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	PatchType       string                 `protobuf:"bytes,3,opt,name=patch_type,json=patchType,proto3" json:"patch_type,omitempty"`
+	Data            []byte                 `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	DryRun          []string               `protobuf:"bytes,5,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	FieldManager    string                 `protobuf:"bytes,6,opt,name=field_manager,json=fieldManager,proto3" json:"field_manager,omitempty"`
+	Force           *bool                  `protobuf:"varint,7,opt,name=force,proto3,oneof" json:"force,omitempty"`
+	FieldValidation string                 `protobuf:"bytes,8,opt,name=field_validation,json=fieldValidation,proto3" json:"field_validation,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *PatchRequest) Reset() {
+	*x = PatchRequest{}
+	mi := &file_meta_v1_types_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PatchRequest) ProtoMessage() {}
+
+func (x *PatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_meta_v1_types_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PatchRequest.ProtoReflect.Descriptor instead.
+func (*PatchRequest) Descriptor() ([]byte, []int) {
+	return file_meta_v1_types_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *PatchRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *PatchRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PatchRequest) GetPatchType() string {
+	if x != nil {
+		return x.PatchType
+	}
+	return ""
+}
+
+func (x *PatchRequest) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *PatchRequest) GetDryRun() []string {
+	if x != nil {
+		return x.DryRun
+	}
+	return nil
+}
+
+func (x *PatchRequest) GetFieldManager() string {
+	if x != nil {
+		return x.FieldManager
+	}
+	return ""
+}
+
+func (x *PatchRequest) GetForce() bool {
+	if x != nil && x.Force != nil {
+		return *x.Force
+	}
+	return false
+}
+
+func (x *PatchRequest) GetFieldValidation() string {
+	if x != nil {
+		return x.FieldValidation
+	}
+	return ""
+}
+
+// DeleteCollectionRequest deletes every object a selector matches.
+type DeleteCollectionRequest struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	Namespace          string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	LabelSelector      string                 `protobuf:"bytes,2,opt,name=label_selector,json=labelSelector,proto3" json:"label_selector,omitempty"`
+	FieldSelector      string                 `protobuf:"bytes,3,opt,name=field_selector,json=fieldSelector,proto3" json:"field_selector,omitempty"`
+	Options            *DeleteOptions         `protobuf:"bytes,4,opt,name=options,proto3" json:"options,omitempty"`
+	GracePeriodSeconds *int64                 `protobuf:"varint,5,opt,name=grace_period_seconds,json=gracePeriodSeconds,proto3,oneof" json:"grace_period_seconds,omitempty"`
+	PropagationPolicy  string                 `protobuf:"bytes,6,opt,name=propagation_policy,json=propagationPolicy,proto3" json:"propagation_policy,omitempty"`
+	DryRun             []string               `protobuf:"bytes,7,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *DeleteCollectionRequest) Reset() {
+	*x = DeleteCollectionRequest{}
+	mi := &file_meta_v1_types_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteCollectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteCollectionRequest) ProtoMessage() {}
+
+func (x *DeleteCollectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_meta_v1_types_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteCollectionRequest.ProtoReflect.Descriptor instead.
+func (*DeleteCollectionRequest) Descriptor() ([]byte, []int) {
+	return file_meta_v1_types_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *DeleteCollectionRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *DeleteCollectionRequest) GetLabelSelector() string {
+	if x != nil {
+		return x.LabelSelector
+	}
+	return ""
+}
+
+func (x *DeleteCollectionRequest) GetFieldSelector() string {
+	if x != nil {
+		return x.FieldSelector
+	}
+	return ""
+}
+
+func (x *DeleteCollectionRequest) GetOptions() *DeleteOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *DeleteCollectionRequest) GetGracePeriodSeconds() int64 {
+	if x != nil && x.GracePeriodSeconds != nil {
+		return *x.GracePeriodSeconds
+	}
+	return 0
+}
+
+func (x *DeleteCollectionRequest) GetPropagationPolicy() string {
+	if x != nil {
+		return x.PropagationPolicy
+	}
+	return ""
+}
+
+func (x *DeleteCollectionRequest) GetDryRun() []string {
+	if x != nil {
+		return x.DryRun
+	}
+	return nil
+}
+
 // TypeMeta names an object's apiVersion and kind.
 type TypeMeta struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1497,7 +1693,7 @@ type TypeMeta struct {
 
 func (x *TypeMeta) Reset() {
 	*x = TypeMeta{}
-	mi := &file_meta_v1_types_proto_msgTypes[19]
+	mi := &file_meta_v1_types_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1509,7 +1705,7 @@ func (x *TypeMeta) String() string {
 func (*TypeMeta) ProtoMessage() {}
 
 func (x *TypeMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_meta_v1_types_proto_msgTypes[19]
+	mi := &file_meta_v1_types_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1522,7 +1718,7 @@ func (x *TypeMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypeMeta.ProtoReflect.Descriptor instead.
 func (*TypeMeta) Descriptor() ([]byte, []int) {
-	return file_meta_v1_types_proto_rawDescGZIP(), []int{19}
+	return file_meta_v1_types_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TypeMeta) GetApiVersion() string {
@@ -1553,7 +1749,7 @@ type Unknown struct {
 
 func (x *Unknown) Reset() {
 	*x = Unknown{}
-	mi := &file_meta_v1_types_proto_msgTypes[20]
+	mi := &file_meta_v1_types_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1565,7 +1761,7 @@ func (x *Unknown) String() string {
 func (*Unknown) ProtoMessage() {}
 
 func (x *Unknown) ProtoReflect() protoreflect.Message {
-	mi := &file_meta_v1_types_proto_msgTypes[20]
+	mi := &file_meta_v1_types_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1578,7 +1774,7 @@ func (x *Unknown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Unknown.ProtoReflect.Descriptor instead.
 func (*Unknown) Descriptor() ([]byte, []int) {
-	return file_meta_v1_types_proto_rawDescGZIP(), []int{20}
+	return file_meta_v1_types_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Unknown) GetTypeMeta() *TypeMeta {
@@ -1764,6 +1960,26 @@ const file_meta_v1_types_proto_rawDesc = "" +
 	"\x14grace_period_seconds\x18\x04 \x01(\x03H\x00R\x12gracePeriodSeconds\x88\x01\x01\x12-\n" +
 	"\x12propagation_policy\x18\x05 \x01(\tR\x11propagationPolicy\x12\x17\n" +
 	"\adry_run\x18\x06 \x03(\tR\x06dryRunB\x17\n" +
+	"\x15_grace_period_seconds\"\x81\x02\n" +
+	"\fPatchRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"patch_type\x18\x03 \x01(\tR\tpatchType\x12\x12\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\x12\x17\n" +
+	"\adry_run\x18\x05 \x03(\tR\x06dryRun\x12#\n" +
+	"\rfield_manager\x18\x06 \x01(\tR\ffieldManager\x12\x19\n" +
+	"\x05force\x18\a \x01(\bH\x00R\x05force\x88\x01\x01\x12)\n" +
+	"\x10field_validation\x18\b \x01(\tR\x0ffieldValidationB\b\n" +
+	"\x06_force\"\xd7\x02\n" +
+	"\x17DeleteCollectionRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12%\n" +
+	"\x0elabel_selector\x18\x02 \x01(\tR\rlabelSelector\x12%\n" +
+	"\x0efield_selector\x18\x03 \x01(\tR\rfieldSelector\x128\n" +
+	"\aoptions\x18\x04 \x01(\v2\x1e.podline.meta.v1.DeleteOptionsR\aoptions\x125\n" +
+	"\x14grace_period_seconds\x18\x05 \x01(\x03H\x00R\x12gracePeriodSeconds\x88\x01\x01\x12-\n" +
+	"\x12propagation_policy\x18\x06 \x01(\tR\x11propagationPolicy\x12\x17\n" +
+	"\adry_run\x18\a \x03(\tR\x06dryRunB\x17\n" +
 	"\x15_grace_period_seconds\"?\n" +
 	"\bTypeMeta\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\tR\n" +
@@ -1787,7 +2003,7 @@ func file_meta_v1_types_proto_rawDescGZIP() []byte {
 	return file_meta_v1_types_proto_rawDescData
 }
 
-var file_meta_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_meta_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_meta_v1_types_proto_goTypes = []any{
 	(*Time)(nil),                     // 0: podline.meta.v1.Time
 	(*MicroTime)(nil),                // 1: podline.meta.v1.MicroTime
@@ -1808,21 +2024,23 @@ var file_meta_v1_types_proto_goTypes = []any{
 	(*GetRequest)(nil),               // 16: podline.meta.v1.GetRequest
 	(*ListRequest)(nil),              // 17: podline.meta.v1.ListRequest
 	(*DeleteRequest)(nil),            // 18: podline.meta.v1.DeleteRequest
-	(*TypeMeta)(nil),                 // 19: podline.meta.v1.TypeMeta
-	(*Unknown)(nil),                  // 20: podline.meta.v1.Unknown
-	nil,                              // 21: podline.meta.v1.ObjectMeta.LabelsEntry
-	nil,                              // 22: podline.meta.v1.ObjectMeta.AnnotationsEntry
-	nil,                              // 23: podline.meta.v1.LabelSelector.MatchLabelsEntry
+	(*PatchRequest)(nil),             // 19: podline.meta.v1.PatchRequest
+	(*DeleteCollectionRequest)(nil),  // 20: podline.meta.v1.DeleteCollectionRequest
+	(*TypeMeta)(nil),                 // 21: podline.meta.v1.TypeMeta
+	(*Unknown)(nil),                  // 22: podline.meta.v1.Unknown
+	nil,                              // 23: podline.meta.v1.ObjectMeta.LabelsEntry
+	nil,                              // 24: podline.meta.v1.ObjectMeta.AnnotationsEntry
+	nil,                              // 25: podline.meta.v1.LabelSelector.MatchLabelsEntry
 }
 var file_meta_v1_types_proto_depIdxs = []int32{
 	0,  // 0: podline.meta.v1.ManagedFieldsEntry.time:type_name -> podline.meta.v1.Time
 	0,  // 1: podline.meta.v1.ObjectMeta.creation_timestamp:type_name -> podline.meta.v1.Time
 	0,  // 2: podline.meta.v1.ObjectMeta.deletion_timestamp:type_name -> podline.meta.v1.Time
-	21, // 3: podline.meta.v1.ObjectMeta.labels:type_name -> podline.meta.v1.ObjectMeta.LabelsEntry
-	22, // 4: podline.meta.v1.ObjectMeta.annotations:type_name -> podline.meta.v1.ObjectMeta.AnnotationsEntry
+	23, // 3: podline.meta.v1.ObjectMeta.labels:type_name -> podline.meta.v1.ObjectMeta.LabelsEntry
+	24, // 4: podline.meta.v1.ObjectMeta.annotations:type_name -> podline.meta.v1.ObjectMeta.AnnotationsEntry
 	4,  // 5: podline.meta.v1.ObjectMeta.owner_references:type_name -> podline.meta.v1.OwnerReference
 	5,  // 6: podline.meta.v1.ObjectMeta.managed_fields:type_name -> podline.meta.v1.ManagedFieldsEntry
-	23, // 7: podline.meta.v1.LabelSelector.match_labels:type_name -> podline.meta.v1.LabelSelector.MatchLabelsEntry
+	25, // 7: podline.meta.v1.LabelSelector.match_labels:type_name -> podline.meta.v1.LabelSelector.MatchLabelsEntry
 	8,  // 8: podline.meta.v1.LabelSelector.match_expressions:type_name -> podline.meta.v1.LabelSelectorRequirement
 	0,  // 9: podline.meta.v1.Condition.last_transition_time:type_name -> podline.meta.v1.Time
 	11, // 10: podline.meta.v1.StatusDetails.causes:type_name -> podline.meta.v1.StatusCause
@@ -1830,12 +2048,13 @@ var file_meta_v1_types_proto_depIdxs = []int32{
 	12, // 12: podline.meta.v1.Status.details:type_name -> podline.meta.v1.StatusDetails
 	14, // 13: podline.meta.v1.DeleteOptions.preconditions:type_name -> podline.meta.v1.Preconditions
 	15, // 14: podline.meta.v1.DeleteRequest.options:type_name -> podline.meta.v1.DeleteOptions
-	19, // 15: podline.meta.v1.Unknown.type_meta:type_name -> podline.meta.v1.TypeMeta
-	16, // [16:16] is the sub-list for method output_type
-	16, // [16:16] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	15, // 15: podline.meta.v1.DeleteCollectionRequest.options:type_name -> podline.meta.v1.DeleteOptions
+	21, // 16: podline.meta.v1.Unknown.type_meta:type_name -> podline.meta.v1.TypeMeta
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_meta_v1_types_proto_init() }
@@ -1850,13 +2069,15 @@ func file_meta_v1_types_proto_init() {
 	file_meta_v1_types_proto_msgTypes[15].OneofWrappers = []any{}
 	file_meta_v1_types_proto_msgTypes[17].OneofWrappers = []any{}
 	file_meta_v1_types_proto_msgTypes[18].OneofWrappers = []any{}
+	file_meta_v1_types_proto_msgTypes[19].OneofWrappers = []any{}
+	file_meta_v1_types_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_meta_v1_types_proto_rawDesc), len(file_meta_v1_types_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

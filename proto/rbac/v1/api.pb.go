@@ -916,35 +916,43 @@ const file_rbac_v1_api_proto_rawDesc = "" +
 	"\x06object\x18\x03 \x01(\v2#.podline.rbac.v1.ClusterRoleBindingR\x06object\x12\x17\n" +
 	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
 	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
-	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\x96\x03\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xae\x04\n" +
 	"\x05Roles\x129\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x15.podline.rbac.v1.Role\x12?\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x19.podline.rbac.v1.RoleList\x12H\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a\x1f.podline.rbac.v1.RoleWatchEvent0\x01\x12B\n" +
 	"\x06Create\x12!.podline.rbac.v1.RoleWriteRequest\x1a\x15.podline.rbac.v1.Role\x12B\n" +
 	"\x06Update\x12!.podline.rbac.v1.RoleWriteRequest\x1a\x15.podline.rbac.v1.Role\x12?\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x15.podline.rbac.v1.Role2\xd5\x03\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x15.podline.rbac.v1.Role\x12W\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x19.podline.rbac.v1.RoleList\x12=\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x15.podline.rbac.v1.Role2\xfb\x04\n" +
 	"\fClusterRoles\x12@\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1c.podline.rbac.v1.ClusterRole\x12F\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a .podline.rbac.v1.ClusterRoleList\x12O\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a&.podline.rbac.v1.ClusterRoleWatchEvent0\x01\x12P\n" +
 	"\x06Create\x12(.podline.rbac.v1.ClusterRoleWriteRequest\x1a\x1c.podline.rbac.v1.ClusterRole\x12P\n" +
 	"\x06Update\x12(.podline.rbac.v1.ClusterRoleWriteRequest\x1a\x1c.podline.rbac.v1.ClusterRole\x12F\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1c.podline.rbac.v1.ClusterRole2\xd5\x03\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1c.podline.rbac.v1.ClusterRole\x12^\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a .podline.rbac.v1.ClusterRoleList\x12D\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1c.podline.rbac.v1.ClusterRole2\xfb\x04\n" +
 	"\fRoleBindings\x12@\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1c.podline.rbac.v1.RoleBinding\x12F\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a .podline.rbac.v1.RoleBindingList\x12O\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a&.podline.rbac.v1.RoleBindingWatchEvent0\x01\x12P\n" +
 	"\x06Create\x12(.podline.rbac.v1.RoleBindingWriteRequest\x1a\x1c.podline.rbac.v1.RoleBinding\x12P\n" +
 	"\x06Update\x12(.podline.rbac.v1.RoleBindingWriteRequest\x1a\x1c.podline.rbac.v1.RoleBinding\x12F\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1c.podline.rbac.v1.RoleBinding2\x94\x04\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1c.podline.rbac.v1.RoleBinding\x12^\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a .podline.rbac.v1.RoleBindingList\x12D\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1c.podline.rbac.v1.RoleBinding2\xc8\x05\n" +
 	"\x13ClusterRoleBindings\x12G\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a#.podline.rbac.v1.ClusterRoleBinding\x12M\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a'.podline.rbac.v1.ClusterRoleBindingList\x12V\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a-.podline.rbac.v1.ClusterRoleBindingWatchEvent0\x01\x12^\n" +
 	"\x06Create\x12/.podline.rbac.v1.ClusterRoleBindingWriteRequest\x1a#.podline.rbac.v1.ClusterRoleBinding\x12^\n" +
 	"\x06Update\x12/.podline.rbac.v1.ClusterRoleBindingWriteRequest\x1a#.podline.rbac.v1.ClusterRoleBinding\x12M\n" +
-	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a#.podline.rbac.v1.ClusterRoleBindingB\"Z podline.dev/proto/rbac/v1;rbacv1b\x06proto3"
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a#.podline.rbac.v1.ClusterRoleBinding\x12e\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a'.podline.rbac.v1.ClusterRoleBindingList\x12K\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a#.podline.rbac.v1.ClusterRoleBindingB\"Z podline.dev/proto/rbac/v1;rbacv1b\x06proto3"
 
 var (
 	file_rbac_v1_api_proto_rawDescOnce sync.Once
@@ -980,6 +988,8 @@ var file_rbac_v1_api_proto_goTypes = []any{
 	(*v1.GetRequest)(nil),                  // 17: podline.meta.v1.GetRequest
 	(*v1.ListRequest)(nil),                 // 18: podline.meta.v1.ListRequest
 	(*v1.DeleteRequest)(nil),               // 19: podline.meta.v1.DeleteRequest
+	(*v1.DeleteCollectionRequest)(nil),     // 20: podline.meta.v1.DeleteCollectionRequest
+	(*v1.PatchRequest)(nil),                // 21: podline.meta.v1.PatchRequest
 }
 var file_rbac_v1_api_proto_depIdxs = []int32{
 	12, // 0: podline.rbac.v1.RoleList.metadata:type_name -> podline.meta.v1.ListMeta
@@ -1004,50 +1014,66 @@ var file_rbac_v1_api_proto_depIdxs = []int32{
 	2,  // 19: podline.rbac.v1.Roles.Create:input_type -> podline.rbac.v1.RoleWriteRequest
 	2,  // 20: podline.rbac.v1.Roles.Update:input_type -> podline.rbac.v1.RoleWriteRequest
 	19, // 21: podline.rbac.v1.Roles.Delete:input_type -> podline.meta.v1.DeleteRequest
-	17, // 22: podline.rbac.v1.ClusterRoles.Get:input_type -> podline.meta.v1.GetRequest
-	18, // 23: podline.rbac.v1.ClusterRoles.List:input_type -> podline.meta.v1.ListRequest
-	18, // 24: podline.rbac.v1.ClusterRoles.Watch:input_type -> podline.meta.v1.ListRequest
-	5,  // 25: podline.rbac.v1.ClusterRoles.Create:input_type -> podline.rbac.v1.ClusterRoleWriteRequest
-	5,  // 26: podline.rbac.v1.ClusterRoles.Update:input_type -> podline.rbac.v1.ClusterRoleWriteRequest
-	19, // 27: podline.rbac.v1.ClusterRoles.Delete:input_type -> podline.meta.v1.DeleteRequest
-	17, // 28: podline.rbac.v1.RoleBindings.Get:input_type -> podline.meta.v1.GetRequest
-	18, // 29: podline.rbac.v1.RoleBindings.List:input_type -> podline.meta.v1.ListRequest
-	18, // 30: podline.rbac.v1.RoleBindings.Watch:input_type -> podline.meta.v1.ListRequest
-	8,  // 31: podline.rbac.v1.RoleBindings.Create:input_type -> podline.rbac.v1.RoleBindingWriteRequest
-	8,  // 32: podline.rbac.v1.RoleBindings.Update:input_type -> podline.rbac.v1.RoleBindingWriteRequest
-	19, // 33: podline.rbac.v1.RoleBindings.Delete:input_type -> podline.meta.v1.DeleteRequest
-	17, // 34: podline.rbac.v1.ClusterRoleBindings.Get:input_type -> podline.meta.v1.GetRequest
-	18, // 35: podline.rbac.v1.ClusterRoleBindings.List:input_type -> podline.meta.v1.ListRequest
-	18, // 36: podline.rbac.v1.ClusterRoleBindings.Watch:input_type -> podline.meta.v1.ListRequest
-	11, // 37: podline.rbac.v1.ClusterRoleBindings.Create:input_type -> podline.rbac.v1.ClusterRoleBindingWriteRequest
-	11, // 38: podline.rbac.v1.ClusterRoleBindings.Update:input_type -> podline.rbac.v1.ClusterRoleBindingWriteRequest
-	19, // 39: podline.rbac.v1.ClusterRoleBindings.Delete:input_type -> podline.meta.v1.DeleteRequest
-	13, // 40: podline.rbac.v1.Roles.Get:output_type -> podline.rbac.v1.Role
-	0,  // 41: podline.rbac.v1.Roles.List:output_type -> podline.rbac.v1.RoleList
-	1,  // 42: podline.rbac.v1.Roles.Watch:output_type -> podline.rbac.v1.RoleWatchEvent
-	13, // 43: podline.rbac.v1.Roles.Create:output_type -> podline.rbac.v1.Role
-	13, // 44: podline.rbac.v1.Roles.Update:output_type -> podline.rbac.v1.Role
-	13, // 45: podline.rbac.v1.Roles.Delete:output_type -> podline.rbac.v1.Role
-	14, // 46: podline.rbac.v1.ClusterRoles.Get:output_type -> podline.rbac.v1.ClusterRole
-	3,  // 47: podline.rbac.v1.ClusterRoles.List:output_type -> podline.rbac.v1.ClusterRoleList
-	4,  // 48: podline.rbac.v1.ClusterRoles.Watch:output_type -> podline.rbac.v1.ClusterRoleWatchEvent
-	14, // 49: podline.rbac.v1.ClusterRoles.Create:output_type -> podline.rbac.v1.ClusterRole
-	14, // 50: podline.rbac.v1.ClusterRoles.Update:output_type -> podline.rbac.v1.ClusterRole
-	14, // 51: podline.rbac.v1.ClusterRoles.Delete:output_type -> podline.rbac.v1.ClusterRole
-	15, // 52: podline.rbac.v1.RoleBindings.Get:output_type -> podline.rbac.v1.RoleBinding
-	6,  // 53: podline.rbac.v1.RoleBindings.List:output_type -> podline.rbac.v1.RoleBindingList
-	7,  // 54: podline.rbac.v1.RoleBindings.Watch:output_type -> podline.rbac.v1.RoleBindingWatchEvent
-	15, // 55: podline.rbac.v1.RoleBindings.Create:output_type -> podline.rbac.v1.RoleBinding
-	15, // 56: podline.rbac.v1.RoleBindings.Update:output_type -> podline.rbac.v1.RoleBinding
-	15, // 57: podline.rbac.v1.RoleBindings.Delete:output_type -> podline.rbac.v1.RoleBinding
-	16, // 58: podline.rbac.v1.ClusterRoleBindings.Get:output_type -> podline.rbac.v1.ClusterRoleBinding
-	9,  // 59: podline.rbac.v1.ClusterRoleBindings.List:output_type -> podline.rbac.v1.ClusterRoleBindingList
-	10, // 60: podline.rbac.v1.ClusterRoleBindings.Watch:output_type -> podline.rbac.v1.ClusterRoleBindingWatchEvent
-	16, // 61: podline.rbac.v1.ClusterRoleBindings.Create:output_type -> podline.rbac.v1.ClusterRoleBinding
-	16, // 62: podline.rbac.v1.ClusterRoleBindings.Update:output_type -> podline.rbac.v1.ClusterRoleBinding
-	16, // 63: podline.rbac.v1.ClusterRoleBindings.Delete:output_type -> podline.rbac.v1.ClusterRoleBinding
-	40, // [40:64] is the sub-list for method output_type
-	16, // [16:40] is the sub-list for method input_type
+	20, // 22: podline.rbac.v1.Roles.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	21, // 23: podline.rbac.v1.Roles.Patch:input_type -> podline.meta.v1.PatchRequest
+	17, // 24: podline.rbac.v1.ClusterRoles.Get:input_type -> podline.meta.v1.GetRequest
+	18, // 25: podline.rbac.v1.ClusterRoles.List:input_type -> podline.meta.v1.ListRequest
+	18, // 26: podline.rbac.v1.ClusterRoles.Watch:input_type -> podline.meta.v1.ListRequest
+	5,  // 27: podline.rbac.v1.ClusterRoles.Create:input_type -> podline.rbac.v1.ClusterRoleWriteRequest
+	5,  // 28: podline.rbac.v1.ClusterRoles.Update:input_type -> podline.rbac.v1.ClusterRoleWriteRequest
+	19, // 29: podline.rbac.v1.ClusterRoles.Delete:input_type -> podline.meta.v1.DeleteRequest
+	20, // 30: podline.rbac.v1.ClusterRoles.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	21, // 31: podline.rbac.v1.ClusterRoles.Patch:input_type -> podline.meta.v1.PatchRequest
+	17, // 32: podline.rbac.v1.RoleBindings.Get:input_type -> podline.meta.v1.GetRequest
+	18, // 33: podline.rbac.v1.RoleBindings.List:input_type -> podline.meta.v1.ListRequest
+	18, // 34: podline.rbac.v1.RoleBindings.Watch:input_type -> podline.meta.v1.ListRequest
+	8,  // 35: podline.rbac.v1.RoleBindings.Create:input_type -> podline.rbac.v1.RoleBindingWriteRequest
+	8,  // 36: podline.rbac.v1.RoleBindings.Update:input_type -> podline.rbac.v1.RoleBindingWriteRequest
+	19, // 37: podline.rbac.v1.RoleBindings.Delete:input_type -> podline.meta.v1.DeleteRequest
+	20, // 38: podline.rbac.v1.RoleBindings.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	21, // 39: podline.rbac.v1.RoleBindings.Patch:input_type -> podline.meta.v1.PatchRequest
+	17, // 40: podline.rbac.v1.ClusterRoleBindings.Get:input_type -> podline.meta.v1.GetRequest
+	18, // 41: podline.rbac.v1.ClusterRoleBindings.List:input_type -> podline.meta.v1.ListRequest
+	18, // 42: podline.rbac.v1.ClusterRoleBindings.Watch:input_type -> podline.meta.v1.ListRequest
+	11, // 43: podline.rbac.v1.ClusterRoleBindings.Create:input_type -> podline.rbac.v1.ClusterRoleBindingWriteRequest
+	11, // 44: podline.rbac.v1.ClusterRoleBindings.Update:input_type -> podline.rbac.v1.ClusterRoleBindingWriteRequest
+	19, // 45: podline.rbac.v1.ClusterRoleBindings.Delete:input_type -> podline.meta.v1.DeleteRequest
+	20, // 46: podline.rbac.v1.ClusterRoleBindings.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	21, // 47: podline.rbac.v1.ClusterRoleBindings.Patch:input_type -> podline.meta.v1.PatchRequest
+	13, // 48: podline.rbac.v1.Roles.Get:output_type -> podline.rbac.v1.Role
+	0,  // 49: podline.rbac.v1.Roles.List:output_type -> podline.rbac.v1.RoleList
+	1,  // 50: podline.rbac.v1.Roles.Watch:output_type -> podline.rbac.v1.RoleWatchEvent
+	13, // 51: podline.rbac.v1.Roles.Create:output_type -> podline.rbac.v1.Role
+	13, // 52: podline.rbac.v1.Roles.Update:output_type -> podline.rbac.v1.Role
+	13, // 53: podline.rbac.v1.Roles.Delete:output_type -> podline.rbac.v1.Role
+	0,  // 54: podline.rbac.v1.Roles.DeleteCollection:output_type -> podline.rbac.v1.RoleList
+	13, // 55: podline.rbac.v1.Roles.Patch:output_type -> podline.rbac.v1.Role
+	14, // 56: podline.rbac.v1.ClusterRoles.Get:output_type -> podline.rbac.v1.ClusterRole
+	3,  // 57: podline.rbac.v1.ClusterRoles.List:output_type -> podline.rbac.v1.ClusterRoleList
+	4,  // 58: podline.rbac.v1.ClusterRoles.Watch:output_type -> podline.rbac.v1.ClusterRoleWatchEvent
+	14, // 59: podline.rbac.v1.ClusterRoles.Create:output_type -> podline.rbac.v1.ClusterRole
+	14, // 60: podline.rbac.v1.ClusterRoles.Update:output_type -> podline.rbac.v1.ClusterRole
+	14, // 61: podline.rbac.v1.ClusterRoles.Delete:output_type -> podline.rbac.v1.ClusterRole
+	3,  // 62: podline.rbac.v1.ClusterRoles.DeleteCollection:output_type -> podline.rbac.v1.ClusterRoleList
+	14, // 63: podline.rbac.v1.ClusterRoles.Patch:output_type -> podline.rbac.v1.ClusterRole
+	15, // 64: podline.rbac.v1.RoleBindings.Get:output_type -> podline.rbac.v1.RoleBinding
+	6,  // 65: podline.rbac.v1.RoleBindings.List:output_type -> podline.rbac.v1.RoleBindingList
+	7,  // 66: podline.rbac.v1.RoleBindings.Watch:output_type -> podline.rbac.v1.RoleBindingWatchEvent
+	15, // 67: podline.rbac.v1.RoleBindings.Create:output_type -> podline.rbac.v1.RoleBinding
+	15, // 68: podline.rbac.v1.RoleBindings.Update:output_type -> podline.rbac.v1.RoleBinding
+	15, // 69: podline.rbac.v1.RoleBindings.Delete:output_type -> podline.rbac.v1.RoleBinding
+	6,  // 70: podline.rbac.v1.RoleBindings.DeleteCollection:output_type -> podline.rbac.v1.RoleBindingList
+	15, // 71: podline.rbac.v1.RoleBindings.Patch:output_type -> podline.rbac.v1.RoleBinding
+	16, // 72: podline.rbac.v1.ClusterRoleBindings.Get:output_type -> podline.rbac.v1.ClusterRoleBinding
+	9,  // 73: podline.rbac.v1.ClusterRoleBindings.List:output_type -> podline.rbac.v1.ClusterRoleBindingList
+	10, // 74: podline.rbac.v1.ClusterRoleBindings.Watch:output_type -> podline.rbac.v1.ClusterRoleBindingWatchEvent
+	16, // 75: podline.rbac.v1.ClusterRoleBindings.Create:output_type -> podline.rbac.v1.ClusterRoleBinding
+	16, // 76: podline.rbac.v1.ClusterRoleBindings.Update:output_type -> podline.rbac.v1.ClusterRoleBinding
+	16, // 77: podline.rbac.v1.ClusterRoleBindings.Delete:output_type -> podline.rbac.v1.ClusterRoleBinding
+	9,  // 78: podline.rbac.v1.ClusterRoleBindings.DeleteCollection:output_type -> podline.rbac.v1.ClusterRoleBindingList
+	16, // 79: podline.rbac.v1.ClusterRoleBindings.Patch:output_type -> podline.rbac.v1.ClusterRoleBinding
+	48, // [48:80] is the sub-list for method output_type
+	16, // [16:48] is the sub-list for method input_type
 	16, // [16:16] is the sub-list for extension type_name
 	16, // [16:16] is the sub-list for extension extendee
 	0,  // [0:16] is the sub-list for field type_name

@@ -22,12 +22,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Roles_Get_FullMethodName    = "/podline.rbac.v1.Roles/Get"
-	Roles_List_FullMethodName   = "/podline.rbac.v1.Roles/List"
-	Roles_Watch_FullMethodName  = "/podline.rbac.v1.Roles/Watch"
-	Roles_Create_FullMethodName = "/podline.rbac.v1.Roles/Create"
-	Roles_Update_FullMethodName = "/podline.rbac.v1.Roles/Update"
-	Roles_Delete_FullMethodName = "/podline.rbac.v1.Roles/Delete"
+	Roles_Get_FullMethodName              = "/podline.rbac.v1.Roles/Get"
+	Roles_List_FullMethodName             = "/podline.rbac.v1.Roles/List"
+	Roles_Watch_FullMethodName            = "/podline.rbac.v1.Roles/Watch"
+	Roles_Create_FullMethodName           = "/podline.rbac.v1.Roles/Create"
+	Roles_Update_FullMethodName           = "/podline.rbac.v1.Roles/Update"
+	Roles_Delete_FullMethodName           = "/podline.rbac.v1.Roles/Delete"
+	Roles_DeleteCollection_FullMethodName = "/podline.rbac.v1.Roles/DeleteCollection"
+	Roles_Patch_FullMethodName            = "/podline.rbac.v1.Roles/Patch"
 )
 
 // RolesClient is the client API for Roles service.
@@ -42,6 +44,8 @@ type RolesClient interface {
 	Create(ctx context.Context, in *RoleWriteRequest, opts ...grpc.CallOption) (*Role, error)
 	Update(ctx context.Context, in *RoleWriteRequest, opts ...grpc.CallOption) (*Role, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Role, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*RoleList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Role, error)
 }
 
 type rolesClient struct {
@@ -121,6 +125,26 @@ func (c *rolesClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ...
 	return out, nil
 }
 
+func (c *rolesClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*RoleList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RoleList)
+	err := c.cc.Invoke(ctx, Roles_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *rolesClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Role, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Role)
+	err := c.cc.Invoke(ctx, Roles_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RolesServer is the server API for Roles service.
 // All implementations must embed UnimplementedRolesServer
 // for forward compatibility.
@@ -133,6 +157,8 @@ type RolesServer interface {
 	Create(context.Context, *RoleWriteRequest) (*Role, error)
 	Update(context.Context, *RoleWriteRequest) (*Role, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Role, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*RoleList, error)
+	Patch(context.Context, *v1.PatchRequest) (*Role, error)
 	mustEmbedUnimplementedRolesServer()
 }
 
@@ -160,6 +186,12 @@ func (UnimplementedRolesServer) Update(context.Context, *RoleWriteRequest) (*Rol
 }
 func (UnimplementedRolesServer) Delete(context.Context, *v1.DeleteRequest) (*Role, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedRolesServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*RoleList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedRolesServer) Patch(context.Context, *v1.PatchRequest) (*Role, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedRolesServer) mustEmbedUnimplementedRolesServer() {}
 func (UnimplementedRolesServer) testEmbeddedByValue()               {}
@@ -283,6 +315,42 @@ func _Roles_Delete_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Roles_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RolesServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Roles_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RolesServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Roles_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RolesServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Roles_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RolesServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Roles_ServiceDesc is the grpc.ServiceDesc for Roles service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -310,6 +378,14 @@ var Roles_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _Roles_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _Roles_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _Roles_Patch_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -322,12 +398,14 @@ var Roles_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	ClusterRoles_Get_FullMethodName    = "/podline.rbac.v1.ClusterRoles/Get"
-	ClusterRoles_List_FullMethodName   = "/podline.rbac.v1.ClusterRoles/List"
-	ClusterRoles_Watch_FullMethodName  = "/podline.rbac.v1.ClusterRoles/Watch"
-	ClusterRoles_Create_FullMethodName = "/podline.rbac.v1.ClusterRoles/Create"
-	ClusterRoles_Update_FullMethodName = "/podline.rbac.v1.ClusterRoles/Update"
-	ClusterRoles_Delete_FullMethodName = "/podline.rbac.v1.ClusterRoles/Delete"
+	ClusterRoles_Get_FullMethodName              = "/podline.rbac.v1.ClusterRoles/Get"
+	ClusterRoles_List_FullMethodName             = "/podline.rbac.v1.ClusterRoles/List"
+	ClusterRoles_Watch_FullMethodName            = "/podline.rbac.v1.ClusterRoles/Watch"
+	ClusterRoles_Create_FullMethodName           = "/podline.rbac.v1.ClusterRoles/Create"
+	ClusterRoles_Update_FullMethodName           = "/podline.rbac.v1.ClusterRoles/Update"
+	ClusterRoles_Delete_FullMethodName           = "/podline.rbac.v1.ClusterRoles/Delete"
+	ClusterRoles_DeleteCollection_FullMethodName = "/podline.rbac.v1.ClusterRoles/DeleteCollection"
+	ClusterRoles_Patch_FullMethodName            = "/podline.rbac.v1.ClusterRoles/Patch"
 )
 
 // ClusterRolesClient is the client API for ClusterRoles service.
@@ -342,6 +420,8 @@ type ClusterRolesClient interface {
 	Create(ctx context.Context, in *ClusterRoleWriteRequest, opts ...grpc.CallOption) (*ClusterRole, error)
 	Update(ctx context.Context, in *ClusterRoleWriteRequest, opts ...grpc.CallOption) (*ClusterRole, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*ClusterRole, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ClusterRoleList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ClusterRole, error)
 }
 
 type clusterRolesClient struct {
@@ -421,6 +501,26 @@ func (c *clusterRolesClient) Delete(ctx context.Context, in *v1.DeleteRequest, o
 	return out, nil
 }
 
+func (c *clusterRolesClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ClusterRoleList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClusterRoleList)
+	err := c.cc.Invoke(ctx, ClusterRoles_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clusterRolesClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ClusterRole, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClusterRole)
+	err := c.cc.Invoke(ctx, ClusterRoles_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterRolesServer is the server API for ClusterRoles service.
 // All implementations must embed UnimplementedClusterRolesServer
 // for forward compatibility.
@@ -433,6 +533,8 @@ type ClusterRolesServer interface {
 	Create(context.Context, *ClusterRoleWriteRequest) (*ClusterRole, error)
 	Update(context.Context, *ClusterRoleWriteRequest) (*ClusterRole, error)
 	Delete(context.Context, *v1.DeleteRequest) (*ClusterRole, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ClusterRoleList, error)
+	Patch(context.Context, *v1.PatchRequest) (*ClusterRole, error)
 	mustEmbedUnimplementedClusterRolesServer()
 }
 
@@ -460,6 +562,12 @@ func (UnimplementedClusterRolesServer) Update(context.Context, *ClusterRoleWrite
 }
 func (UnimplementedClusterRolesServer) Delete(context.Context, *v1.DeleteRequest) (*ClusterRole, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedClusterRolesServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ClusterRoleList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedClusterRolesServer) Patch(context.Context, *v1.PatchRequest) (*ClusterRole, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedClusterRolesServer) mustEmbedUnimplementedClusterRolesServer() {}
 func (UnimplementedClusterRolesServer) testEmbeddedByValue()                      {}
@@ -583,6 +691,42 @@ func _ClusterRoles_Delete_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClusterRoles_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterRolesServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterRoles_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterRolesServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClusterRoles_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterRolesServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterRoles_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterRolesServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterRoles_ServiceDesc is the grpc.ServiceDesc for ClusterRoles service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -610,6 +754,14 @@ var ClusterRoles_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _ClusterRoles_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _ClusterRoles_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _ClusterRoles_Patch_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -622,12 +774,14 @@ var ClusterRoles_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	RoleBindings_Get_FullMethodName    = "/podline.rbac.v1.RoleBindings/Get"
-	RoleBindings_List_FullMethodName   = "/podline.rbac.v1.RoleBindings/List"
-	RoleBindings_Watch_FullMethodName  = "/podline.rbac.v1.RoleBindings/Watch"
-	RoleBindings_Create_FullMethodName = "/podline.rbac.v1.RoleBindings/Create"
-	RoleBindings_Update_FullMethodName = "/podline.rbac.v1.RoleBindings/Update"
-	RoleBindings_Delete_FullMethodName = "/podline.rbac.v1.RoleBindings/Delete"
+	RoleBindings_Get_FullMethodName              = "/podline.rbac.v1.RoleBindings/Get"
+	RoleBindings_List_FullMethodName             = "/podline.rbac.v1.RoleBindings/List"
+	RoleBindings_Watch_FullMethodName            = "/podline.rbac.v1.RoleBindings/Watch"
+	RoleBindings_Create_FullMethodName           = "/podline.rbac.v1.RoleBindings/Create"
+	RoleBindings_Update_FullMethodName           = "/podline.rbac.v1.RoleBindings/Update"
+	RoleBindings_Delete_FullMethodName           = "/podline.rbac.v1.RoleBindings/Delete"
+	RoleBindings_DeleteCollection_FullMethodName = "/podline.rbac.v1.RoleBindings/DeleteCollection"
+	RoleBindings_Patch_FullMethodName            = "/podline.rbac.v1.RoleBindings/Patch"
 )
 
 // RoleBindingsClient is the client API for RoleBindings service.
@@ -642,6 +796,8 @@ type RoleBindingsClient interface {
 	Create(ctx context.Context, in *RoleBindingWriteRequest, opts ...grpc.CallOption) (*RoleBinding, error)
 	Update(ctx context.Context, in *RoleBindingWriteRequest, opts ...grpc.CallOption) (*RoleBinding, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*RoleBinding, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*RoleBindingList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*RoleBinding, error)
 }
 
 type roleBindingsClient struct {
@@ -721,6 +877,26 @@ func (c *roleBindingsClient) Delete(ctx context.Context, in *v1.DeleteRequest, o
 	return out, nil
 }
 
+func (c *roleBindingsClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*RoleBindingList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RoleBindingList)
+	err := c.cc.Invoke(ctx, RoleBindings_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *roleBindingsClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*RoleBinding, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RoleBinding)
+	err := c.cc.Invoke(ctx, RoleBindings_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RoleBindingsServer is the server API for RoleBindings service.
 // All implementations must embed UnimplementedRoleBindingsServer
 // for forward compatibility.
@@ -733,6 +909,8 @@ type RoleBindingsServer interface {
 	Create(context.Context, *RoleBindingWriteRequest) (*RoleBinding, error)
 	Update(context.Context, *RoleBindingWriteRequest) (*RoleBinding, error)
 	Delete(context.Context, *v1.DeleteRequest) (*RoleBinding, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*RoleBindingList, error)
+	Patch(context.Context, *v1.PatchRequest) (*RoleBinding, error)
 	mustEmbedUnimplementedRoleBindingsServer()
 }
 
@@ -760,6 +938,12 @@ func (UnimplementedRoleBindingsServer) Update(context.Context, *RoleBindingWrite
 }
 func (UnimplementedRoleBindingsServer) Delete(context.Context, *v1.DeleteRequest) (*RoleBinding, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedRoleBindingsServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*RoleBindingList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedRoleBindingsServer) Patch(context.Context, *v1.PatchRequest) (*RoleBinding, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedRoleBindingsServer) mustEmbedUnimplementedRoleBindingsServer() {}
 func (UnimplementedRoleBindingsServer) testEmbeddedByValue()                      {}
@@ -883,6 +1067,42 @@ func _RoleBindings_Delete_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RoleBindings_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RoleBindingsServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RoleBindings_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RoleBindingsServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RoleBindings_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RoleBindingsServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RoleBindings_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RoleBindingsServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RoleBindings_ServiceDesc is the grpc.ServiceDesc for RoleBindings service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -910,6 +1130,14 @@ var RoleBindings_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Delete",
 			Handler:    _RoleBindings_Delete_Handler,
 		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _RoleBindings_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _RoleBindings_Patch_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -922,12 +1150,14 @@ var RoleBindings_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	ClusterRoleBindings_Get_FullMethodName    = "/podline.rbac.v1.ClusterRoleBindings/Get"
-	ClusterRoleBindings_List_FullMethodName   = "/podline.rbac.v1.ClusterRoleBindings/List"
-	ClusterRoleBindings_Watch_FullMethodName  = "/podline.rbac.v1.ClusterRoleBindings/Watch"
-	ClusterRoleBindings_Create_FullMethodName = "/podline.rbac.v1.ClusterRoleBindings/Create"
-	ClusterRoleBindings_Update_FullMethodName = "/podline.rbac.v1.ClusterRoleBindings/Update"
-	ClusterRoleBindings_Delete_FullMethodName = "/podline.rbac.v1.ClusterRoleBindings/Delete"
+	ClusterRoleBindings_Get_FullMethodName              = "/podline.rbac.v1.ClusterRoleBindings/Get"
+	ClusterRoleBindings_List_FullMethodName             = "/podline.rbac.v1.ClusterRoleBindings/List"
+	ClusterRoleBindings_Watch_FullMethodName            = "/podline.rbac.v1.ClusterRoleBindings/Watch"
+	ClusterRoleBindings_Create_FullMethodName           = "/podline.rbac.v1.ClusterRoleBindings/Create"
+	ClusterRoleBindings_Update_FullMethodName           = "/podline.rbac.v1.ClusterRoleBindings/Update"
+	ClusterRoleBindings_Delete_FullMethodName           = "/podline.rbac.v1.ClusterRoleBindings/Delete"
+	ClusterRoleBindings_DeleteCollection_FullMethodName = "/podline.rbac.v1.ClusterRoleBindings/DeleteCollection"
+	ClusterRoleBindings_Patch_FullMethodName            = "/podline.rbac.v1.ClusterRoleBindings/Patch"
 )
 
 // ClusterRoleBindingsClient is the client API for ClusterRoleBindings service.
@@ -942,6 +1172,8 @@ type ClusterRoleBindingsClient interface {
 	Create(ctx context.Context, in *ClusterRoleBindingWriteRequest, opts ...grpc.CallOption) (*ClusterRoleBinding, error)
 	Update(ctx context.Context, in *ClusterRoleBindingWriteRequest, opts ...grpc.CallOption) (*ClusterRoleBinding, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*ClusterRoleBinding, error)
+	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ClusterRoleBindingList, error)
+	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ClusterRoleBinding, error)
 }
 
 type clusterRoleBindingsClient struct {
@@ -1021,6 +1253,26 @@ func (c *clusterRoleBindingsClient) Delete(ctx context.Context, in *v1.DeleteReq
 	return out, nil
 }
 
+func (c *clusterRoleBindingsClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ClusterRoleBindingList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClusterRoleBindingList)
+	err := c.cc.Invoke(ctx, ClusterRoleBindings_DeleteCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clusterRoleBindingsClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*ClusterRoleBinding, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClusterRoleBinding)
+	err := c.cc.Invoke(ctx, ClusterRoleBindings_Patch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterRoleBindingsServer is the server API for ClusterRoleBindings service.
 // All implementations must embed UnimplementedClusterRoleBindingsServer
 // for forward compatibility.
@@ -1033,6 +1285,8 @@ type ClusterRoleBindingsServer interface {
 	Create(context.Context, *ClusterRoleBindingWriteRequest) (*ClusterRoleBinding, error)
 	Update(context.Context, *ClusterRoleBindingWriteRequest) (*ClusterRoleBinding, error)
 	Delete(context.Context, *v1.DeleteRequest) (*ClusterRoleBinding, error)
+	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ClusterRoleBindingList, error)
+	Patch(context.Context, *v1.PatchRequest) (*ClusterRoleBinding, error)
 	mustEmbedUnimplementedClusterRoleBindingsServer()
 }
 
@@ -1060,6 +1314,12 @@ func (UnimplementedClusterRoleBindingsServer) Update(context.Context, *ClusterRo
 }
 func (UnimplementedClusterRoleBindingsServer) Delete(context.Context, *v1.DeleteRequest) (*ClusterRoleBinding, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedClusterRoleBindingsServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ClusterRoleBindingList, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
+}
+func (UnimplementedClusterRoleBindingsServer) Patch(context.Context, *v1.PatchRequest) (*ClusterRoleBinding, error) {
+	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
 func (UnimplementedClusterRoleBindingsServer) mustEmbedUnimplementedClusterRoleBindingsServer() {}
 func (UnimplementedClusterRoleBindingsServer) testEmbeddedByValue()                             {}
@@ -1183,6 +1443,42 @@ func _ClusterRoleBindings_Delete_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClusterRoleBindings_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.DeleteCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterRoleBindingsServer).DeleteCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterRoleBindings_DeleteCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterRoleBindingsServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClusterRoleBindings_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.PatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterRoleBindingsServer).Patch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterRoleBindings_Patch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterRoleBindingsServer).Patch(ctx, req.(*v1.PatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterRoleBindings_ServiceDesc is the grpc.ServiceDesc for ClusterRoleBindings service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1209,6 +1505,14 @@ var ClusterRoleBindings_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Delete",
 			Handler:    _ClusterRoleBindings_Delete_Handler,
+		},
+		{
+			MethodName: "DeleteCollection",
+			Handler:    _ClusterRoleBindings_DeleteCollection_Handler,
+		},
+		{
+			MethodName: "Patch",
+			Handler:    _ClusterRoleBindings_Patch_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
