@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"podline.dev/pkg/telemetry"
+)
+
+// birth prints the waterfalls of the Pods the options name.
+type birth struct {
+	api      *apiClient
+	jaeger   string
+	jaegerHC *http.Client
+	width    int
+	allSpans bool
+	out      io.Writer
+}
+
+// show prints one Pod's birth: from its trace when Jaeger holds it, else
+// from its Events, saying so.
+func (b *birth) show(ctx context.Context, p pod) error {
+	key := p.Metadata.Namespace + "/" + p.Metadata.Name
+	head := "Birth of pod " + key
+	if p.Spec.NodeName != "" {
+		head += " on " + p.Spec.NodeName
+	}
+	traceID, ok := traceIDOf(p.Metadata.Annotations[telemetry.TraceparentAnnotation])
+	var why error
+	if ok {
+		spans, err := fetchTrace(ctx, b.jaegerHC, b.jaeger, traceID)
+		if err == nil {
+			steps := stepsFor(spans, stepOptions{Pod: key, AllSpans: b.allSpans})
+			steps = append(steps, readyStep(p)...)
+			fmt.Fprintf(b.out, "%s (trace %s)\n\n", head, traceID)
+			if err := renderWaterfall(b.out, steps, b.width); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(b.out, "\nTrace: %s/trace/%s\n", strings.TrimRight(b.jaeger, "/"), traceID)
+			return err
+		}
+		if !errors.Is(err, errNoTrace) && !errors.Is(err, errJaegerUnreachable) {
+			return err
+		}
+		why = err
+	} else {
+		why = fmt.Errorf("%w: the pod has no %s annotation", errNoTrace, telemetry.TraceparentAnnotation)
+	}
+	events, err := b.api.events(ctx, p.Metadata.Namespace, p.Metadata.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b.out, "%s\n(fallback: %v; timeline from the pod's Events)\n\n", head, why)
+	steps := append(eventSteps(events), readyStep(p)...)
+	return renderWaterfall(b.out, steps, b.width)
+}
+
+// readyStep is the moment the Pod's Ready condition turned True, if it did.
+func readyStep(p pod) []step {
+	t, ok := p.readySince()
+	if !ok {
+		return nil
+	}
+	return []step{{Component: "pod", Name: "Ready", Detail: "condition Ready=True at " + t.Format(time.RFC3339) + " (whole seconds)", Start: t, Instant: true}}
+}
+
+// traceIDOf is the trace id of a W3C traceparent "00-<trace>-<span>-<flags>".
+func traceIDOf(tp string) (string, bool) {
+	parts := strings.Split(tp, "-")
+	if len(parts) != 4 || len(parts[1]) != 32 || strings.Trim(parts[1], "0123456789abcdef") != "" || strings.Trim(parts[1], "0") == "" {
+		return "", false
+	}
+	return parts[1], true
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// step is one line of the waterfall.
+type step struct {
+	Component string // the service that did it (Jaeger's service name)
+	Name      string
+	Detail    string // what the step decided or touched, if anything
+	Start     time.Time
+	Duration  time.Duration
+	Depth     int    // nesting under the steps above it
+	Instant   bool   // a moment (an Event, the Ready condition), not an interval
+	Kind      string // the span's kind ("client" for a call out), if any
+}
+
+// stepOptions choose what stepsFor keeps.
+type stepOptions struct {
+	// Pod is the Pod's key (namespace/name): spans of other Pods of the
+	// same trace (a Deployment's siblings) are left out.
+	Pod string
+	// AllSpans keeps every span of the Pod; otherwise the gRPC plumbing,
+	// the Event writes and the scheduler's no-op extension points go.
+	AllSpans bool
+}
+
+// minorSpans are spans the default view leaves out: the scheduler's
+// extension points that do nothing with the default plugins, and the
+// recording of Events (their own timeline is the fallback).
+var minorSpans = map[string]bool{
+	"scheduler/PreFilter": true, "scheduler/PreScore": true, "scheduler/Reserve": true,
+	"scheduler/Permit": true, "scheduler/WaitOnPermit": true, "scheduler/PreBind": true,
+	"scheduler/PostBind": true,
+}
+
+// stepsFor turns a trace into the steps of one Pod's birth, in tree order:
+// each span after its parent, siblings by start time.
+func stepsFor(spans []span, o stepOptions) []step {
+	t := newTree(spans)
+	var out []step
+	// parent is the nearest kept ancestor's index in out, or -1.
+	var walk func(id string, parent int)
+	walk = func(id string, parent int) {
+		s := t.byID[id]
+		if !t.ofPod(id, o.Pod) {
+			return
+		}
+		if o.AllSpans || !t.noise(s) {
+			out = append(out, step{Component: s.Service, Name: s.Name, Detail: t.detail(s), Start: s.Start, Duration: s.Duration, Kind: s.Attrs["span.kind"], Depth: depth(s, out, parent)})
+			parent = len(out) - 1
+		}
+		if !o.AllSpans && isEventWrite(s) {
+			return
+		}
+		for _, c := range t.children[id] {
+			walk(c, parent)
+		}
+	}
+	for _, r := range t.roots {
+		walk(r, -1)
+	}
+	return out
+}
+
+// depth indents a step under its parent step when the parent's component
+// did it or called it (the apiserver's etcd client, etcd's server); a step that
+// another component took up from an object it watched starts again at the
+// left, so the waterfall reads as one column per hand-over.
+func depth(s span, out []step, parent int) int {
+	if parent < 0 {
+		return 0
+	}
+	p := out[parent]
+	if p.Component == s.Service || (p.Kind == "client" && s.Attrs["span.kind"] == "server") {
+		return p.Depth + 1
+	}
+	return 0
+}
+
+// tree indexes a trace's spans by id and parent.
+type tree struct {
+	byID     map[string]span
+	children map[string][]string
+	roots    []string
+	// pods is, per span, the Pods named in its subtree.
+	pods map[string]map[string]bool
+}
+
+func newTree(spans []span) *tree {
+	t := &tree{byID: map[string]span{}, children: map[string][]string{}, pods: map[string]map[string]bool{}}
+	for _, s := range spans {
+		t.byID[s.ID] = s
+	}
+	for _, s := range spans {
+		if _, ok := t.byID[s.Parent]; ok && s.Parent != s.ID {
+			t.children[s.Parent] = append(t.children[s.Parent], s.ID)
+		} else {
+			t.roots = append(t.roots, s.ID)
+		}
+	}
+	byStart := func(a, b string) int {
+		if c := t.byID[a].Start.Compare(t.byID[b].Start); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	}
+	for _, c := range t.children {
+		slices.SortFunc(c, byStart)
+	}
+	slices.SortFunc(t.roots, byStart)
+	for _, r := range t.roots {
+		t.collectPods(r)
+	}
+	return t
+}
+
+func (t *tree) collectPods(id string) map[string]bool {
+	set := map[string]bool{}
+	if p := podOf(t.byID[id]); p != "" {
+		set[p] = true
+	}
+	for _, c := range t.children[id] {
+		for p := range t.collectPods(c) {
+			set[p] = true
+		}
+	}
+	t.pods[id] = set
+	return set
+}
+
+// podOf is the Pod a span names: the scheduler's and kubelet's "pod"
+// attribute, or the key of an etcd operation on a Pod.
+func podOf(s span) string {
+	if p := s.Attrs["pod"]; p != "" {
+		return p
+	}
+	if k, ok := strings.CutPrefix(s.Attrs["etcd.key"], "/registry/pods/"); ok {
+		return k
+	}
+	return ""
+}
+
+// ofPod reports whether span id belongs to pod's birth: its nearest span
+// naming a Pod (itself or an ancestor) names pod, or none does and its
+// subtree names no Pod or names pod among others (a reconcile that created
+// several Pods).
+func (t *tree) ofPod(id, pod string) bool {
+	if pod == "" {
+		return true
+	}
+	for cur, seen := id, 0; seen <= len(t.byID); seen++ {
+		s, ok := t.byID[cur]
+		if !ok {
+			break
+		}
+		if p := podOf(s); p != "" {
+			return p == pod
+		}
+		cur = s.Parent
+	}
+	set := t.pods[id]
+	return len(set) == 0 || set[pod]
+}
+
+// noise reports spans the default view leaves out.
+func (t *tree) noise(s span) bool {
+	if minorSpans[s.Service+"/"+s.Name] || isEventWrite(s) {
+		return true
+	}
+	if s.Attrs["rpc.system"] != "grpc" {
+		return false
+	}
+	// A gRPC call is drawn once, by its server: the client side repeats it,
+	// and the apiserver's REST gateway calling itself repeats the request.
+	if s.Attrs["span.kind"] == "client" {
+		return true
+	}
+	parent, ok := t.byID[s.Parent]
+	return ok && parent.Service == s.Service && parent.Attrs["span.kind"] == "client"
+}
+
+// isEventWrite reports the writing of an Event: recorded by every
+// component along the way, it is not a step of the birth.
+func isEventWrite(s span) bool {
+	return strings.HasPrefix(s.Attrs["etcd.key"], "/registry/events/") ||
+		strings.Contains(s.Name, "/events") || strings.Contains(s.Name, ".Events/")
+}
