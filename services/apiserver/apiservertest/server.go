@@ -4,12 +4,14 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"podline.dev/pkg/client"
 	"podline.dev/pkg/watchcache"
 	"podline.dev/services/apiserver/internal/natspub"
 	"podline.dev/services/apiserver/internal/server"
@@ -28,6 +30,9 @@ type Server struct {
 	API *server.Server
 	// Publisher is the NATS publisher (nil without WithNATS).
 	Publisher *natspub.Publisher
+	// PKI is the directory of the cluster identity (CAs, certificates,
+	// ServiceAccount key) of a server started with StartSecure; "" otherwise.
+	PKI string
 }
 
 // Option changes the test server's configuration.
@@ -58,12 +63,26 @@ func Start(t testing.TB, opts ...Option) *Server {
 // StartOn runs an apiserver on an existing etcd (tests start several to share one etcd).
 func StartOn(t testing.TB, etcd *Etcd, opts ...Option) *Server {
 	t.Helper()
+	return start(t, etcd, "", opts...)
+}
+
+// start runs the apiserver; with pkiDir it serves TLS with authentication
+// and authorization on, and Conn is an administrator's connection.
+func start(t testing.TB, etcd *Etcd, pkiDir string, opts ...Option) *Server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := config{Config: server.Config{
 		Etcd:        etcd.Client,
 		EtcdTimeout: 5 * time.Second,
 		WatchCache:  []watchcache.Option{watchcache.WithBookmarkInterval(200 * time.Millisecond)},
 	}}
+	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	scheme := "http://"
+	if pkiDir != "" {
+		secure(t, &cfg.Config, pkiDir)
+		dial = dialOptions(t, adminCredentials(pkiDir))
+		scheme = "https://"
+	}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -97,7 +116,7 @@ func StartOn(t testing.TB, etcd *Etcd, opts ...Option) *Server {
 	done := make(chan struct{}, 2)
 	go func() { defer func() { done <- struct{}{} }(); _ = s.Serve(ctx, lis) }()
 	go func() { defer func() { done <- struct{}{} }(); _ = s.ServeGRPC(ctx, glis) }()
-	conn, err := grpc.NewClient(glis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(glis.Addr().String(), dial...)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -108,8 +127,15 @@ func StartOn(t testing.TB, etcd *Etcd, opts ...Option) *Server {
 		<-done
 		<-done
 	})
-	return &Server{Etcd: etcd, URL: "http://" + lis.Addr().String(), Addr: glis.Addr().String(), Conn: conn, API: s, Publisher: pub}
+	return &Server{Etcd: etcd, URL: scheme + lis.Addr().String(), Addr: glis.Addr().String(), Conn: conn, API: s, Publisher: pub, PKI: pkiDir}
 }
 
-// HTTPClient is a client for URL that speaks HTTP/1.1, as kubectl does by default.
-func (s *Server) HTTPClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }
+// HTTPClient is a client for URL that speaks HTTP/1.1, as kubectl does by
+// default. On a server started with StartSecure it trusts the cluster CA
+// and presents no certificate (an anonymous client).
+func (s *Server) HTTPClient() *http.Client {
+	if s.PKI == "" {
+		return &http.Client{Timeout: 30 * time.Second}
+	}
+	return s.httpClient(client.Credentials{CAFile: filepath.Join(s.PKI, "ca.crt")})
+}

@@ -48,6 +48,8 @@ type Config struct {
 	// when TLS is set: podline's components dial it in plain text until
 	// authentication exists. The REST port keeps TLS.
 	GRPCInsecure bool
+	// Auth, when set, authenticates and authorizes every request.
+	Auth *AuthConfig
 }
 
 // Server is a running apiserver.
@@ -60,6 +62,7 @@ type Server struct {
 	native     *grpc.Server // gRPC on its own port: what podline's components use
 	inproc     *bufconn.Listener
 	handler    http.Handler
+	auth       *auth // nil: no authentication or authorization
 }
 
 // New builds the server; Run starts it.
@@ -68,10 +71,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg:        cfg,
 		store:      storage.NewStore(cfg.Etcd, cfg.EtcdTimeout),
 		registries: map[string]*registry.Registry{},
-		grpc:       newGRPCServer(nil),
-		native:     newGRPCServer(nativeTLS(cfg)),
 		inproc:     bufconn.Listen(1 << 20),
 	}
+	// The in-process server trusts the user the REST filter forwards; the
+	// native one authenticates its callers itself.
+	s.grpc = newGRPCServer(nil, grpc.ChainUnaryInterceptor(s.unaryInterceptor(true)), grpc.ChainStreamInterceptor(s.streamInterceptor(true)))
+	s.native = newGRPCServer(nativeTLS(cfg), grpc.ChainUnaryInterceptor(s.unaryInterceptor(false)), grpc.ChainStreamInterceptor(s.streamInterceptor(false)))
 	var regs []*registry.Registry
 	for _, res := range apis.Resources {
 		reg, err := registry.New(res, s.store)
@@ -82,6 +87,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.registries[res.GroupResource()] = reg
 		regs = append(regs, reg)
 	}
+	if cfg.Auth != nil {
+		var err error
+		if s.auth, err = s.newAuth(cfg.Auth); err != nil {
+			return nil, err
+		}
+	}
 	for _, gs := range []*grpc.Server{s.grpc, s.native} {
 		if err := grpcapi.Register(gs, regs); err != nil {
 			return nil, err
@@ -91,6 +102,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return s.inproc.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
+		grpc.WithChainUnaryInterceptor(s.forwardUserUnary),
+		grpc.WithChainStreamInterceptor(s.forwardUserStream),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 	if err != nil {
 		return nil, err
@@ -104,6 +117,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	api = s.withAuthentication(api)
 	// REST requests get a span that continues the caller's traceparent;
 	// gRPC requests get theirs from the server's stats handler.
 	api = otelhttp.NewHandler(api, "apiserver", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
@@ -111,7 +125,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}))
 	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
-			s.grpc.ServeHTTP(w, r)
+			s.native.ServeHTTP(w, r) // gRPC clients authenticate like on the native port
 			return
 		}
 		api.ServeHTTP(w, r)
@@ -124,10 +138,10 @@ func nativeTLS(cfg Config) *tls.Config {
 	if cfg.GRPCInsecure {
 		return nil
 	}
-	return cfg.TLS
+	return servingTLS(cfg)
 }
 
-func newGRPCServer(tlsConfig *tls.Config) *grpc.Server {
+func newGRPCServer(tlsConfig *tls.Config, extra ...grpc.ServerOption) *grpc.Server {
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(rest.MaxRequestBodyBytes + 4096),
 		grpc.StatsHandler(otelgrpc.NewServerHandler()),
@@ -135,7 +149,7 @@ func newGRPCServer(tlsConfig *tls.Config) *grpc.Server {
 	if tlsConfig != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsConfig)))
 	}
-	return grpc.NewServer(opts...)
+	return grpc.NewServer(append(opts, extra...)...)
 }
 
 // ServeGRPC answers gRPC on lis with grpc-go's own transport until ctx ends.
@@ -175,6 +189,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	go func() { _ = s.grpc.Serve(s.inproc) }()
 	go func() { <-ctx.Done(); s.grpc.Stop() }()
+	if s.auth != nil {
+		s.auth.run(ctx)
+	}
 	for _, c := range s.cachers {
 		select {
 		case <-c.Synced():
@@ -182,7 +199,15 @@ func (s *Server) Run(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	return s.bootstrap(ctx)
+	if err := s.bootstrap(ctx); err != nil {
+		return err
+	}
+	if rbacEnabled(s.cfg.Auth) {
+		if err := s.bootstrapPolicy(ctx); err != nil {
+			return err
+		}
+	}
+	return s.waitAuthSynced(ctx)
 }
 
 // SystemNamespaces are created at start, as kube-apiserver does.
@@ -216,7 +241,7 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	hs.Protocols.SetHTTP1(true)
 	hs.Protocols.SetHTTP2(true)
 	if s.cfg.TLS != nil {
-		hs.TLSConfig = s.cfg.TLS.Clone()
+		hs.TLSConfig = servingTLS(s.cfg).Clone()
 		hs.TLSConfig.NextProtos = []string{"h2", "http/1.1"}
 		lis = tls.NewListener(lis, hs.TLSConfig)
 	} else {

@@ -1,7 +1,9 @@
 package validation
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"podline.dev/pkg/field"
 	metav1 "podline.dev/proto/meta/v1"
@@ -9,6 +11,25 @@ import (
 
 // nameIsLabel lists kinds whose names must be RFC 1123 labels, not subdomains.
 var nameIsLabel = map[string]bool{"Namespace": true, "Service": true}
+
+// nameIsPathSegment lists kinds whose names need only be a path segment,
+// as Kubernetes' RBAC names ("system:node", "system:kube-scheduler").
+var nameIsPathSegment = map[string]bool{"Role": true, "ClusterRole": true, "RoleBinding": true, "ClusterRoleBinding": true}
+
+// IsPathSegmentName returns Kubernetes' messages for a name that cannot be
+// one segment of a URL path.
+func IsPathSegmentName(v string) []string {
+	var msgs []string
+	if v == "." || v == ".." {
+		msgs = append(msgs, fmt.Sprintf("may not be '%s'", v))
+	}
+	for _, bad := range []string{"/", "%"} {
+		if strings.Contains(v, bad) {
+			msgs = append(msgs, fmt.Sprintf("may not contain '%s'", bad))
+		}
+	}
+	return msgs
+}
 
 // ValidateObjectMeta checks metadata of a new or updated object.
 func ValidateObjectMeta(md *metav1.ObjectMeta, namespaced bool, kind string) field.ErrorList {
@@ -20,6 +41,9 @@ func ValidateObjectMeta(md *metav1.ObjectMeta, namespaced bool, kind string) fie
 		check := IsDNS1123Subdomain
 		if nameIsLabel[kind] {
 			check = IsDNS1123Label
+		}
+		if nameIsPathSegment[kind] {
+			check = IsPathSegmentName
 		}
 		for _, msg := range check(md.GetName()) {
 			errs = append(errs, field.Invalid(p.Child("name"), md.GetName(), msg))

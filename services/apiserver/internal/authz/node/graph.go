@@ -23,7 +23,13 @@ func IndexByNode(obj object.Object) ([]string, error) {
 func Indexers() clientcache.Indexers { return clientcache.Indexers{NodeIndex: IndexByNode} }
 
 // CacheGraph reads relationships from a Pod cache built with Indexers.
-type CacheGraph struct{ Pods *cache.Cache }
+type CacheGraph struct {
+	Pods *cache.Cache
+	// Live reads a Pod from storage. It is asked only when the cache has
+	// not seen the Pod yet, or has it unbound: a Pod created or bound a
+	// moment ago may not have reached the cache when its kubelet asks.
+	Live func(namespace, name string) (*corev1.Pod, bool)
+}
 
 var _ Graph = CacheGraph{}
 
@@ -31,6 +37,12 @@ var _ Graph = CacheGraph{}
 func (g CacheGraph) Pod(namespace, name string) (*corev1.Pod, bool) {
 	obj, ok := g.Pods.Get(namespace, name)
 	p, _ := obj.(*corev1.Pod)
+	if ok && p != nil && p.GetSpec().GetNodeName() != "" {
+		return p, true
+	}
+	if g.Live != nil {
+		return g.Live(namespace, name)
+	}
 	return p, ok && p != nil
 }
 

@@ -1,0 +1,289 @@
+package server
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"podline.dev/pkg/apierrors"
+	clientcache "podline.dev/pkg/client/cache"
+	"podline.dev/pkg/object"
+	"podline.dev/proto/apis"
+	corev1 "podline.dev/proto/core/v1"
+	"podline.dev/services/apiserver/internal/authn"
+	"podline.dev/services/apiserver/internal/authz"
+	"podline.dev/services/apiserver/internal/authz/cache"
+	"podline.dev/services/apiserver/internal/authz/node"
+	"podline.dev/services/apiserver/internal/authz/rbac"
+	"podline.dev/services/apiserver/internal/registry"
+	"podline.dev/services/apiserver/internal/request"
+)
+
+// Authorization modes, as --authorization-mode names them.
+const (
+	ModeAlwaysAllow = "AlwaysAllow"
+	ModeNode        = "Node"
+	ModeRBAC        = "RBAC"
+)
+
+// AuthConfig turns on authentication and authorization.
+type AuthConfig struct {
+	// ClientCA verifies client certificates (--client-ca-file).
+	ClientCA *x509.CertPool
+	// Tokens are static bearer tokens (--token-auth-file), or nil.
+	Tokens *authn.StaticTokens
+	// ServiceAccountKey verifies ServiceAccount tokens
+	// (--service-account-key-file), or nil to accept none.
+	ServiceAccountKey *ecdsa.PublicKey
+	// ServiceAccountIssuer is the tokens' iss; APIAudiences their accepted
+	// aud (default: the issuer).
+	ServiceAccountIssuer string
+	APIAudiences         []string
+	// AuthorizationModes are tried in order (Node, RBAC, AlwaysAllow);
+	// system:masters is always allowed.
+	AuthorizationModes []string
+}
+
+// auth is the running chain: who a request is and what it may do.
+type auth struct {
+	authn      authn.Chain
+	authorizer authz.Authorizer
+	caches     []*cache.Cache
+	// rbacCaches are Roles, ClusterRoles, RoleBindings, ClusterRoleBindings.
+	rbacCaches [4]*cache.Cache
+	// secret proves that user metadata on the in-process connection was put
+	// there by this process's REST filter, not by a client.
+	secret string
+}
+
+func (s *Server) newAuth(cfg *AuthConfig) (*auth, error) {
+	a := &auth{}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	a.secret = hex.EncodeToString(b)
+	newCache := func(resource string, idx clientcache.Indexers) (*cache.Cache, error) {
+		reg := s.registries[resource]
+		if reg == nil {
+			return nil, fmt.Errorf("auth: no registry for %s", resource)
+		}
+		c := cache.New(resource, reg, idx)
+		a.caches = append(a.caches, c)
+		return c, nil
+	}
+	if cfg.ClientCA != nil {
+		a.authn = append(a.authn, authn.NewX509(cfg.ClientCA))
+	}
+	if cfg.Tokens != nil {
+		a.authn = append(a.authn, cfg.Tokens)
+	}
+	if cfg.ServiceAccountKey != nil {
+		sas, err := newCache("serviceaccounts", nil)
+		if err != nil {
+			return nil, err
+		}
+		issuer := cfg.ServiceAccountIssuer
+		if issuer == "" {
+			issuer = authn.DefaultIssuer
+		}
+		aud := cfg.APIAudiences
+		if len(aud) == 0 {
+			aud = []string{issuer}
+		}
+		a.authn = append(a.authn, authn.NewServiceAccountTokens(cfg.ServiceAccountKey, issuer, aud, serviceAccounts{c: sas, live: s.registries["serviceaccounts"]}))
+	}
+	union := authz.Union{authz.PrivilegedGroups(request.Masters)}
+	modes := cfg.AuthorizationModes
+	if len(modes) == 0 {
+		modes = []string{ModeNode, ModeRBAC}
+	}
+	for _, m := range modes {
+		switch m {
+		case ModeAlwaysAllow:
+			union = append(union, authz.AlwaysAllow)
+		case ModeNode:
+			pods, err := newCache("pods", node.Indexers())
+			if err != nil {
+				return nil, err
+			}
+			union = append(union, node.New(node.CacheGraph{Pods: pods, Live: s.livePod}))
+		case ModeRBAC:
+			cs := &a.rbacCaches
+			for i, r := range []string{"roles.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io",
+				"rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io"} {
+				c, err := newCache(r, nil)
+				if err != nil {
+					return nil, err
+				}
+				cs[i] = c
+			}
+			union = append(union, rbac.New(rbac.NewCacheLister(cs[0], cs[1], cs[2], cs[3])))
+		default:
+			return nil, fmt.Errorf("auth: unknown authorization mode %q", m)
+		}
+	}
+	a.authorizer = union
+	return a, nil
+}
+
+// rbacEnabled reports whether the bootstrap policy is needed.
+func rbacEnabled(cfg *AuthConfig) bool {
+	return cfg != nil && (len(cfg.AuthorizationModes) == 0 || slices.Contains(cfg.AuthorizationModes, ModeRBAC))
+}
+
+// synced reports whether every cache holds its first list.
+func (a *auth) synced() bool {
+	for _, c := range a.caches {
+		if !c.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *auth) run(ctx context.Context) {
+	for _, c := range a.caches {
+		go c.Run(ctx)
+	}
+}
+
+// serviceAccounts looks accounts up for token authentication: in the
+// cache, and in storage when the cache has not seen the account (yet).
+type serviceAccounts struct {
+	c    *cache.Cache
+	live *registry.Registry
+}
+
+// liveTimeout bounds a storage read made on a cache miss.
+const liveTimeout = 5 * time.Second
+
+func (s serviceAccounts) ServiceAccountUID(namespace, name string) (string, bool) {
+	obj, ok := s.c.Get(namespace, name)
+	if !ok {
+		ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
+		defer cancel()
+		var err error
+		if obj, err = s.live.Get(ctx, namespace, name); err != nil {
+			return "", false
+		}
+	}
+	sa, _ := obj.(*corev1.ServiceAccount)
+	if sa == nil {
+		return "", false
+	}
+	return sa.GetMetadata().GetUid(), true
+}
+
+// livePod reads a Pod from storage for the Node authorizer.
+func (s *Server) livePod(namespace, name string) (*corev1.Pod, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
+	defer cancel()
+	obj, err := s.registries["pods"].Get(ctx, namespace, name)
+	if err != nil {
+		return nil, false
+	}
+	p, ok := obj.(*corev1.Pod)
+	return p, ok
+}
+
+// servingTLS asks clients for a certificate (verified by the x509
+// authenticator, not by the handshake, so a request with a bad certificate
+// gets a 401 Status rather than a TLS alert).
+func servingTLS(cfg Config) *tls.Config {
+	if cfg.TLS == nil || cfg.Auth == nil || cfg.Auth.ClientCA == nil {
+		return cfg.TLS
+	}
+	t := cfg.TLS.Clone()
+	t.ClientAuth = tls.RequestClientCert
+	return t
+}
+
+// bootstrapPolicy creates the default roles and bindings that do not exist
+// yet, as kube-apiserver does at start; existing ones are left as they are.
+func (s *Server) bootstrapPolicy(ctx context.Context) error {
+	p := rbac.Bootstrap()
+	var objs []object.Object
+	for _, r := range p.ClusterRoles {
+		objs = append(objs, r)
+	}
+	for _, b := range p.ClusterRoleBindings {
+		objs = append(objs, b)
+	}
+	for _, obj := range objs {
+		res, ok := apis.ByMessage(string(obj.ProtoReflect().Descriptor().FullName()))
+		if !ok {
+			return fmt.Errorf("bootstrap policy: %T is not an API kind", obj)
+		}
+		if err := s.createRetrying(ctx, s.registries[res.GroupResource()], obj); err != nil {
+			return fmt.Errorf("bootstrap policy %s %s: %w", res.Kind, obj.GetMetadata().GetName(), err)
+		}
+	}
+	return nil
+}
+
+// waitAuthSynced returns once the authorizers' caches hold their first lists.
+func (s *Server) waitAuthSynced(ctx context.Context) error {
+	if s.auth == nil {
+		return nil
+	}
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for !s.auth.synced() || !s.bootstrapPolicyCached() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// createRetrying creates obj unless it exists, waiting out an etcd outage
+// as the namespace bootstrap does.
+func (s *Server) createRetrying(ctx context.Context, reg *registry.Registry, obj object.Object) error {
+	for {
+		_, err := reg.Create(ctx, obj.GetMetadata().GetNamespace(), obj, false)
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		if !apierrors.IsServiceUnavailable(err) || ctx.Err() != nil {
+			return err
+		}
+		slog.Warn("bootstrap: etcd unavailable, retrying", "object", obj.GetMetadata().GetName())
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// bootstrapPolicyCached reports whether the RBAC caches hold every
+// bootstrap role and binding, so the first requests after start are
+// decided on the whole default policy.
+func (s *Server) bootstrapPolicyCached() bool {
+	if !rbacEnabled(s.cfg.Auth) {
+		return true
+	}
+	p := rbac.Bootstrap()
+	roles, bindings := s.auth.rbacCaches[1], s.auth.rbacCaches[3]
+	for _, r := range p.ClusterRoles {
+		if _, ok := roles.Get("", r.GetMetadata().GetName()); !ok {
+			return false
+		}
+	}
+	for _, b := range p.ClusterRoleBindings {
+		if _, ok := bindings.Get("", b.GetMetadata().GetName()); !ok {
+			return false
+		}
+	}
+	return true
+}
