@@ -135,6 +135,7 @@ func (h *handler) unaryCall(method string) (unaryFunc, error) {
 			if w.object == nil {
 				return nil, apierrors.NewBadRequest("the request has no object")
 			}
+			ctx = withManager(ctx, w.fieldManager)
 			switch method {
 			case "Create":
 				return wrap(reg.Create(ctx, w.namespace, w.object, w.dryRun))
@@ -149,6 +150,9 @@ func (h *handler) unaryCall(method string) (unaryFunc, error) {
 			r := req.(*metav1.DeleteRequest)
 			return wrap(reg.Delete(ctx, r.GetNamespace(), r.GetName(), deleteOptions(r), isDryRun(r.GetDryRun())))
 		}, nil
+	}
+	if call, ok := h.writeCall(method); ok {
+		return call, nil
 	}
 	if action, ok := reg.Action(method); ok {
 		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
@@ -199,6 +203,7 @@ type writeRequest struct {
 	namespace, name string
 	object          object.Object
 	dryRun          bool
+	fieldManager    string
 }
 
 func readWrite(req proto.Message) writeRequest {
@@ -207,6 +212,9 @@ func readWrite(req proto.Message) writeRequest {
 	w := writeRequest{
 		namespace: m.Get(fields.ByName("namespace")).String(),
 		name:      m.Get(fields.ByName("name")).String(),
+	}
+	if fd := fields.ByName("field_manager"); fd != nil {
+		w.fieldManager = m.Get(fd).String()
 	}
 	if fd := fields.ByName("object"); m.Has(fd) {
 		w.object = m.Get(fd).Message().Interface().(object.Object)

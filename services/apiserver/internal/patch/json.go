@@ -120,3 +120,6 @@ func typeName(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// Marshal writes JSON values.
+func Marshal(v any) ([]byte, error) { return json.Marshal(v) }

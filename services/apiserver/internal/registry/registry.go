@@ -189,6 +189,11 @@ func (r *Registry) Create(ctx context.Context, namespace string, obj object.Obje
 			r.strategy.InitStatus(obj)
 		}
 	}
+	if len(md.ManagedFields) == 0 {
+		if err := r.recordUpdate(ctx, nil, obj, ""); err != nil {
+			return nil, err
+		}
+	}
 	if err := r.validate(ctx, obj, nil); err != nil {
 		return nil, err
 	}
@@ -249,26 +254,55 @@ func (r *Registry) update(ctx context.Context, namespace, name string, obj objec
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
 	storage.SetTypeMeta(obj, r.codec.APIVersion, r.codec.Kind)
+	opts := writeOpts{dryRun: dryRun, status: status}
+	return r.guaranteedUpdate(ctx, md.Namespace, name, opts, func(cur object.Object) (object.Object, error) {
+		if err := r.preconditionRV(md.ResourceVersion, cur); err != nil {
+			return nil, err
+		}
+		return object.Copy(obj), nil
+	})
+}
+
+// writeOpts says how guaranteedUpdate writes: dryRun, the status
+// subresource, and the subresource and operation managedFields record.
+type writeOpts struct {
+	dryRun, status bool
+	// subresource is "", "status" or "scale", as managedFields name it.
+	subresource string
+	// applied is true when the new object's managedFields were already
+	// computed (server-side apply).
+	applied bool
+}
+
+// guaranteedUpdate writes the object newObj derives from the current one,
+// retrying on a concurrent write: server-set fields carried over, managed
+// fields recorded, validated, stamped with the trace.
+func (r *Registry) guaranteedUpdate(ctx context.Context, namespace, name string, opts writeOpts, newObj func(cur object.Object) (object.Object, error)) (object.Object, error) {
 	var result object.Object
 	fn := func(cur object.Object) (object.Object, bool, error) {
-		if err := r.preconditionRV(md.ResourceVersion, cur); err != nil {
+		next, err := newObj(cur)
+		if err != nil {
 			return nil, false, err
 		}
-		next := object.Copy(obj)
-		r.carryOver(next, cur, status)
+		r.carryOver(next, cur, opts.status)
+		if !opts.applied {
+			if err := r.recordUpdate(ctx, cur, next, opts.subresource); err != nil {
+				return nil, false, err
+			}
+		}
 		if err := r.validate(ctx, next, cur); err != nil {
 			return nil, false, err
 		}
 		telemetry.Stamp(ctx, next)
 		nmd := next.GetMetadata()
 		remove := nmd.DeletionTimestamp != nil && len(nmd.Finalizers) == 0 && nmd.GetDeletionGracePeriodSeconds() == 0
-		if dryRun {
+		if opts.dryRun {
 			result = next
 			return nil, false, errDryRun
 		}
 		return next, remove, nil
 	}
-	out, err := r.store.GuaranteedUpdate(ctx, r.Key(md.Namespace, name), r.codec, fn)
+	out, err := r.store.GuaranteedUpdate(ctx, r.Key(namespace, name), r.codec, fn)
 	if errors.Is(err, errDryRun) {
 		return result, nil
 	}
@@ -288,6 +322,9 @@ func (r *Registry) carryOver(next, cur object.Object, status bool) {
 	nmd.DeletionGracePeriodSeconds = cmd.DeletionGracePeriodSeconds
 	nmd.Generation = cmd.Generation
 	nmd.SelfLink = ""
+	if len(nmd.ManagedFields) == 0 {
+		nmd.ManagedFields = cmd.ManagedFields
+	}
 	if status {
 		copyField(next, cur, "spec")
 		nmd.OwnerReferences = cmd.OwnerReferences

@@ -25,6 +25,8 @@ type apiGroup struct {
 type apiResource struct {
 	Name         string   `json:"name"`
 	SingularName string   `json:"singularName"`
+	Group        string   `json:"group,omitempty"`
+	Version      string   `json:"version,omitempty"`
 	Namespaced   bool     `json:"namespaced"`
 	Kind         string   `json:"kind"`
 	Verbs        []string `json:"verbs"`
@@ -39,7 +41,7 @@ type apiResourceList struct {
 	Resources    []apiResource `json:"resources"`
 }
 
-var resourceVerbs = []string{"create", "delete", "get", "list", "update", "watch"}
+var resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
 func resourceList(g apis.Group) apiResourceList {
 	l := apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: g.GroupVersion(), Resources: []apiResource{}}
@@ -49,7 +51,12 @@ func resourceList(g apis.Group) apiResourceList {
 			Verbs: resourceVerbs, ShortNames: r.ShortNames, Categories: r.Categories,
 		})
 		if r.Status {
-			l.Resources = append(l.Resources, apiResource{Name: r.Name + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: []string{"get", "update"}})
+			l.Resources = append(l.Resources, apiResource{Name: r.Name + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: []string{"get", "patch", "update"}})
+		}
+		if r.Scale {
+			// The scale subresource's kind is autoscaling/v1 Scale, which
+			// kubectl scale finds here.
+			l.Resources = append(l.Resources, apiResource{Name: r.Name + "/scale", Namespaced: r.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 		}
 		for _, a := range r.Actions {
 			l.Resources = append(l.Resources, apiResource{Name: r.Name + "/" + a.Name, Namespaced: r.Namespaced, Kind: a.Kind, Verbs: []string{"create"}})

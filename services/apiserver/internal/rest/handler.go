@@ -35,6 +35,6 @@ func NewHandler(ctx context.Context, conn *grpc.ClientConn, live, ready []Check)
 	if err := registerOpenAPI(mux); err != nil {
 		return nil, err
 	}
-	mux.Handle("/", withNegotiation(withWatchRoute(withRequestState(gw))))
+	mux.Handle("/", withPatch(withNegotiation(withWatchRoute(withRequestState(gw)))))
 	return mux, nil
 }

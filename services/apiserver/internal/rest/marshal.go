@@ -126,6 +126,11 @@ func (d *decoder) Decode(v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return io.EOF
 	}
+	if raw, ok := v.(*[]byte); ok {
+		// A PATCH body: the registry parses it by its patch type.
+		*raw = data
+		return nil
+	}
 	m, ok := asMessage(v)
 	if !ok {
 		return json.Unmarshal(data, v)

@@ -1,0 +1,126 @@
+package registry
+
+import (
+	"context"
+	"strings"
+
+	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/k8sjson"
+	"podline.dev/pkg/object"
+	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/apiserver/internal/patch"
+)
+
+type fieldManagerKey struct{}
+
+// WithFieldManager names the manager of a write, as the fieldManager
+// request parameter (or the client's user agent) does in Kubernetes. A
+// write with no manager in its context (the apiserver's own) records none.
+func WithFieldManager(ctx context.Context, manager string) context.Context {
+	return context.WithValue(ctx, fieldManagerKey{}, manager)
+}
+
+func fieldManager(ctx context.Context) string {
+	m, _ := ctx.Value(fieldManagerKey{}).(string)
+	return m
+}
+
+// DefaultFieldManager is Kubernetes' default manager name: the user
+// agent up to its first "/" ("kubectl", "kube-controller-manager").
+func DefaultFieldManager(userAgent string) string {
+	name, _, _ := strings.Cut(userAgent, "/")
+	if name == "" {
+		return "unknown"
+	}
+	return name
+}
+
+// serverFields are the metadata fields the server sets; no manager owns them.
+var serverFields = map[string]bool{
+	"f:name": true, "f:namespace": true, "f:generateName": true, "f:uid": true, "f:resourceVersion": true,
+	"f:generation": true, "f:creationTimestamp": true, "f:deletionTimestamp": true,
+	"f:deletionGracePeriodSeconds": true, "f:managedFields": true, "f:selfLink": true,
+}
+
+// untracked says which fields a write through subresource does not own:
+// apiVersion, kind and server-set metadata always; status on the main
+// resource of a kind with a status subresource; all but status on it.
+func (r *Registry) untracked(subresource string) func(path []string) bool {
+	return func(p []string) bool {
+		switch {
+		case p[0] == "f:apiVersion" || p[0] == "f:kind":
+			return true
+		case len(p) == 2 && p[0] == "f:metadata":
+			return serverFields[p[1]]
+		case len(p) != 1:
+			return false
+		case subresource == "status":
+			return p[0] != "f:status"
+		case subresource == "scale":
+			return p[0] != "f:spec"
+		}
+		return p[0] == "f:status" && r.Resource.Status
+	}
+}
+
+// toValues decodes an object into JSON values.
+func toValues(obj object.Object) (map[string]any, error) {
+	if obj == nil {
+		return nil, nil
+	}
+	b, err := k8sjson.Marshal(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	m, err := patch.DecodeObject(b)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return m, nil
+}
+
+// recordUpdate gives the fields a write changed to the context's field
+// manager in next's managedFields (operation Update).
+func (r *Registry) recordUpdate(ctx context.Context, cur, next object.Object, subresource string) error {
+	manager := fieldManager(ctx)
+	if manager == "" {
+		return nil
+	}
+	prev, err := toValues(cur)
+	if err != nil {
+		return err
+	}
+	nv, err := toValues(next)
+	if err != nil {
+		return err
+	}
+	managed, err := decodeManaged(next.GetMetadata().GetManagedFields())
+	if err != nil {
+		return err
+	}
+	managed = managed.Update(prev, nv, manager, r.codec.APIVersion, subresource, r.now().Unix(), r.untracked(subresource))
+	next.GetMetadata().ManagedFields = encodeManaged(managed)
+	return nil
+}
+
+func decodeManaged(entries []*metav1.ManagedFieldsEntry) (patch.Managed, error) {
+	out := make(patch.Managed, 0, len(entries))
+	for _, e := range entries {
+		set, err := patch.ParseFieldsV1(e.GetFieldsV1())
+		if err != nil {
+			return nil, apierrors.NewBadRequest("metadata.managedFields: " + err.Error())
+		}
+		out = append(out, &patch.Entry{Manager: e.GetManager(), Operation: e.GetOperation(), APIVersion: e.GetApiVersion(),
+			Subresource: e.GetSubresource(), Time: e.GetTime().GetSeconds(), Set: set})
+	}
+	return out, nil
+}
+
+func encodeManaged(m patch.Managed) []*metav1.ManagedFieldsEntry {
+	out := make([]*metav1.ManagedFieldsEntry, 0, len(m))
+	for _, e := range m {
+		out = append(out, &metav1.ManagedFieldsEntry{Manager: e.Manager, Operation: e.Operation, ApiVersion: e.APIVersion,
+			Time: &metav1.Time{Seconds: e.Time}, FieldsType: "FieldsV1", FieldsV1: e.Set.MarshalFieldsV1(), Subresource: e.Subresource})
+	}
+	return out
+}
