@@ -13,9 +13,8 @@ type step struct {
 	Detail    string // what the step decided or touched, if anything
 	Start     time.Time
 	Duration  time.Duration
-	Depth     int    // nesting under the steps above it
-	Instant   bool   // a moment (an Event, the Ready condition), not an interval
-	Kind      string // the span's kind ("client" for a call out), if any
+	Depth     int  // nesting under the steps above it
+	Instant   bool // a moment (an Event, the Ready condition), not an interval
 }
 
 // stepOptions choose what stepsFor keeps.
@@ -50,7 +49,7 @@ func stepsFor(spans []span, o stepOptions) []step {
 			return
 		}
 		if o.AllSpans || !t.noise(s) {
-			out = append(out, step{Component: s.Service, Name: s.Name, Detail: t.detail(s), Start: s.Start, Duration: s.Duration, Kind: s.Attrs["span.kind"], Depth: depth(s, out, parent)})
+			out = append(out, step{Component: s.Service, Name: s.Name, Detail: t.detail(s), Start: s.Start, Duration: s.Duration, Depth: t.depth(s, out, parent)})
 			parent = len(out) - 1
 		}
 		if !o.AllSpans && isEventWrite(s) {
@@ -67,15 +66,16 @@ func stepsFor(spans []span, o stepOptions) []step {
 }
 
 // depth indents a step under its parent step when the parent's component
-// did it or called it (the apiserver's etcd client, etcd's server); a step that
-// another component took up from an object it watched starts again at the
-// left, so the waterfall reads as one column per hand-over.
-func depth(s span, out []step, parent int) int {
+// did it, or called it and waited (a server span whose caller is a client
+// span: a component's request to the apiserver, the apiserver's etcd
+// transaction); a step that another component took up later from an object
+// it watched starts again at the left, one block per hand-over.
+func (t *tree) depth(s span, out []step, parent int) int {
 	if parent < 0 {
 		return 0
 	}
 	p := out[parent]
-	if p.Component == s.Service || (p.Kind == "client" && s.Attrs["span.kind"] == "server") {
+	if p.Component == s.Service || (s.Attrs["span.kind"] == "server" && t.byID[s.Parent].Attrs["span.kind"] == "client") {
 		return p.Depth + 1
 	}
 	return 0
