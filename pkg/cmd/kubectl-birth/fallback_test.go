@@ -93,3 +93,40 @@ func TestMissingObjectsAreKubernetesErrors(t *testing.T) {
 		t.Errorf("svc/web: exit %d, stderr %q", code, errOut)
 	}
 }
+
+func TestADeploymentsPodsAreThoseOfItsReplicaSets(t *testing.T) {
+	c := startCluster(t)
+	selector := map[string]any{"matchLabels": map[string]string{"app": "web"}}
+	template := map[string]any{"metadata": map[string]any{"labels": map[string]string{"app": "web"}},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "web", "image": "podline/demo:1"}}}}
+	var d, rs written
+	c.send(t, context.Background(), http.MethodPost, "/apis/apps/v1/namespaces/default/deployments", map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "default"},
+		"spec": map[string]any{"replicas": 2, "selector": selector, "template": template}}, &d)
+	if _, errOut, code := c.birth(t, "deploy/web", "--jaeger", closedURL(t)); code != 1 || !strings.Contains(errOut, "deployment default/web has no pods yet") {
+		t.Errorf("no pods: exit %d, stderr %q", code, errOut)
+	}
+	c.send(t, context.Background(), http.MethodPost, "/apis/apps/v1/namespaces/default/replicasets", map[string]any{
+		"apiVersion": "apps/v1", "kind": "ReplicaSet",
+		"metadata": map[string]any{"name": "web-7c9d8f6b5", "namespace": "default", "labels": map[string]string{"app": "web"},
+			"ownerReferences": []any{map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": d.Metadata.UID, "controller": true}}},
+		"spec": map[string]any{"replicas": 2, "selector": selector, "template": template}}, &rs)
+	// The first Pod is the oldest, then by name; "stray" would sort first.
+	for _, p := range []map[string]any{podJSON("web-b", rs.Metadata.UID, nil), podJSON("web-c", rs.Metadata.UID, nil), podJSON("stray", "", nil)} {
+		c.send(t, context.Background(), http.MethodPost, "/api/v1/namespaces/default/pods", p, nil)
+	}
+	out, errOut, code := c.birth(t, "deploy/web", "--jaeger", closedURL(t))
+	if code != 0 || !strings.HasPrefix(out, "Birth of pod default/web-b\n") || strings.Count(out, "Birth of pod") != 1 {
+		t.Errorf("deploy/web: exit %d %s\n%s", code, errOut, out)
+	}
+	out, _, _ = c.birth(t, "deploy/web", "--all-pods", "--jaeger", closedURL(t))
+	var births []string
+	for _, line := range strings.Split(out, "\n") {
+		if name, ok := strings.CutPrefix(line, "Birth of pod "); ok {
+			births = append(births, name)
+		}
+	}
+	if got := strings.Join(births, ","); got != "default/web-b,default/web-c" {
+		t.Errorf("--all-pods showed %q, want the ReplicaSet's two pods and not the stray with the same labels", got)
+	}
+}
