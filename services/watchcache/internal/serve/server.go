@@ -1,0 +1,251 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/client"
+	"podline.dev/pkg/object"
+	"podline.dev/pkg/watch"
+	"podline.dev/pkg/watchcache"
+	"podline.dev/proto/apis"
+	metav1 "podline.dev/proto/meta/v1"
+)
+
+// Upstream is the apiserver for the lists a replica forwards.
+type Upstream interface {
+	List(ctx context.Context, opts *metav1.ListRequest) ([]object.Object, *metav1.ListMeta, error)
+}
+
+// Resource is one resource a replica serves.
+type Resource struct {
+	Res   apis.Resource
+	Cache *watchcache.Cache
+	Up    Upstream
+}
+
+// Register adds the service of each resource to s. ready is asked before
+// every call; an error makes the call a 503.
+func Register(s grpc.ServiceRegistrar, rs []Resource, ready func() error) error {
+	for _, r := range rs {
+		sd, err := serviceDesc(r, ready)
+		if err != nil {
+			return err
+		}
+		s.RegisterService(sd, nil)
+	}
+	return nil
+}
+
+type handler struct {
+	Resource
+	ready func() error
+	list  protoreflect.MessageType
+	event protoreflect.MessageType
+}
+
+func serviceDesc(r Resource, ready func() error) (*grpc.ServiceDesc, error) {
+	name := protoreflect.FullName(r.Res.Group.Proto + "." + r.Res.Service())
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
+	if err != nil {
+		return nil, fmt.Errorf("serve: service %s: %w", name, err)
+	}
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok {
+		return nil, fmt.Errorf("serve: %s is not a service", name)
+	}
+	h := &handler{Resource: r, ready: ready}
+	if h.list, err = findType(r.Res.Message() + "List"); err != nil {
+		return nil, err
+	}
+	if h.event, err = findType(r.Res.Message() + "WatchEvent"); err != nil {
+		return nil, err
+	}
+	desc := &grpc.ServiceDesc{ServiceName: string(name), HandlerType: (*any)(nil), Metadata: sd.ParentFile().Path()}
+	methods := sd.Methods()
+	for i := 0; i < methods.Len(); i++ {
+		m := methods.Get(i)
+		in, err := findType(string(m.Input().FullName()))
+		if err != nil {
+			return nil, err
+		}
+		if m.IsStreamingServer() {
+			desc.Streams = append(desc.Streams, grpc.StreamDesc{StreamName: string(m.Name()), ServerStreams: true, Handler: h.watch})
+			continue
+		}
+		call := h.notServed(string(m.Name()))
+		if m.Name() == "List" {
+			call = h.listCall
+		}
+		desc.Methods = append(desc.Methods, grpc.MethodDesc{MethodName: string(m.Name()), Handler: unary("/"+string(name)+"/"+string(m.Name()), in, call)})
+	}
+	return desc, nil
+}
+
+func findType(name string) (protoreflect.MessageType, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(name))
+	if err != nil {
+		return nil, fmt.Errorf("serve: message %s: %w", name, err)
+	}
+	return mt, nil
+}
+
+type unaryFunc func(ctx context.Context, req proto.Message) (proto.Message, error)
+
+func unary(fullMethod string, in protoreflect.MessageType, call unaryFunc) func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error) {
+	return func(srv any, ctx context.Context, dec func(any) error, ic grpc.UnaryServerInterceptor) (any, error) {
+		req := in.New().Interface()
+		if err := dec(req); err != nil {
+			return nil, err
+		}
+		if ic == nil {
+			return call(ctx, req)
+		}
+		return ic(ctx, req, &grpc.UnaryServerInfo{Server: srv, FullMethod: fullMethod}, func(ctx context.Context, req any) (any, error) {
+			return call(ctx, req.(proto.Message))
+		})
+	}
+}
+
+func (h *handler) gr() apierrors.GroupResource {
+	return apierrors.GroupResource{Group: h.Res.Group.Name, Resource: h.Res.Name}
+}
+
+func (h *handler) notServed(method string) unaryFunc {
+	return func(context.Context, proto.Message) (proto.Message, error) {
+		return nil, apierrors.NewMethodNotSupported(h.gr(), method+" on a watchcache replica (write to the apiserver)")
+	}
+}
+
+func (h *handler) checkReady() error {
+	if err := h.ready(); err != nil {
+		return apierrors.NewServiceUnavailable("watchcache replica not ready: " + err.Error())
+	}
+	return nil
+}
+
+func (h *handler) listCall(ctx context.Context, msg proto.Message) (proto.Message, error) {
+	req := msg.(*metav1.ListRequest)
+	if err := h.checkReady(); err != nil {
+		return nil, err
+	}
+	if req.GetLimit() > 0 || req.GetContinue() != "" || req.GetResourceVersionMatch() == "Exact" {
+		items, lm, err := h.Up.List(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return h.newList(items, lm), nil
+	}
+	f, err := filter(h.Res, req)
+	if err != nil {
+		return nil, err
+	}
+	rv, err := resourceVersion(req.GetResourceVersion())
+	if err != nil {
+		return nil, err
+	}
+	if req.GetResourceVersion() == "" {
+		// A consistent read: at least the revision etcd is at now.
+		_, lm, err := h.Up.List(ctx, &metav1.ListRequest{Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		if rv, err = resourceVersion(lm.GetResourceVersion()); err != nil {
+			return nil, err
+		}
+	}
+	if err := h.Cache.WaitUntilFresh(ctx, rv); err != nil {
+		return nil, err
+	}
+	items, rev := h.Cache.List(f)
+	return h.newList(items, &metav1.ListMeta{ResourceVersion: strconv.FormatInt(rev, 10)}), nil
+}
+
+func (h *handler) newList(items []object.Object, lm *metav1.ListMeta) proto.Message {
+	l := h.list.New()
+	fd := l.Descriptor().Fields()
+	l.Set(fd.ByName("api_version"), protoreflect.ValueOfString(h.Res.Group.GroupVersion()))
+	l.Set(fd.ByName("kind"), protoreflect.ValueOfString(h.Res.Kind+"List"))
+	l.Set(fd.ByName("metadata"), protoreflect.ValueOfMessage(lm.ProtoReflect()))
+	list := l.Mutable(fd.ByName("items")).List()
+	for _, it := range items {
+		list.Append(protoreflect.ValueOfMessage(it.ProtoReflect()))
+	}
+	return l.Interface()
+}
+
+func (h *handler) newEvent(ev watch.Event) proto.Message {
+	e := h.event.New()
+	fd := e.Descriptor().Fields()
+	e.Set(fd.ByName("type"), protoreflect.ValueOfString(string(ev.Type)))
+	if ev.Object != nil {
+		obj := ev.Object
+		if ev.Type == watch.Bookmark {
+			// Bookmarks carry apiVersion and kind on the wire, as Kubernetes' do.
+			obj = object.Copy(obj)
+			m := obj.ProtoReflect()
+			of := m.Descriptor().Fields()
+			m.Set(of.ByName("api_version"), protoreflect.ValueOfString(h.Res.Group.GroupVersion()))
+			m.Set(of.ByName("kind"), protoreflect.ValueOfString(h.Res.Kind))
+		}
+		e.Set(fd.ByName("object"), protoreflect.ValueOfMessage(obj.ProtoReflect()))
+	}
+	return e.Interface()
+}
+
+// watch serves Watch from the cache: the watch opens (or fails, a 410
+// before any header), the header tells the client so, then events flow
+// until the watch, its timeout or the client ends.
+func (h *handler) watch(_ any, stream grpc.ServerStream) error {
+	req := &metav1.ListRequest{}
+	if err := stream.RecvMsg(req); err != nil {
+		return err
+	}
+	if err := h.checkReady(); err != nil {
+		return err
+	}
+	f, err := filter(h.Res, req)
+	if err != nil {
+		return err
+	}
+	rv, err := resourceVersion(req.GetResourceVersion())
+	if err != nil {
+		return err
+	}
+	ctx := stream.Context()
+	if t := req.GetTimeoutSeconds(); req.TimeoutSeconds != nil && t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(t)*time.Second)
+		defer cancel()
+	}
+	w, err := h.Cache.Watch(ctx, rv, f, req.GetAllowWatchBookmarks())
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	if err := stream.SendHeader(metadata.Pairs(client.WatchOpenHeader, "open")); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return nil
+			}
+			if err := stream.SendMsg(h.newEvent(ev)); err != nil {
+				return err
+			}
+		}
+	}
+}

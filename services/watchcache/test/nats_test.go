@@ -1,0 +1,88 @@
+package test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// natsServer is a nats-server process with JetStream in a temp directory.
+type natsServer struct {
+	URL  string
+	bin  string
+	dir  string
+	port int
+	cmd  *exec.Cmd
+}
+
+// natsBinary finds bin/nats-server at the workspace root.
+func natsBinary(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.work above the test directory")
+		}
+		dir = parent
+	}
+	bin := filepath.Join(dir, "bin", "nats-server")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("%s is missing: run `make tools` (make test builds it first)", bin)
+	}
+	return bin
+}
+
+// startNATS runs nats-server until the test ends.
+func startNATS(t *testing.T) *natsServer {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := lis.Addr().(*net.TCPAddr).Port
+	_ = lis.Close()
+	n := &natsServer{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), bin: natsBinary(t), dir: t.TempDir(), port: port}
+	n.start(t)
+	t.Cleanup(n.stop)
+	return n
+}
+
+func (n *natsServer) start(t *testing.T) {
+	t.Helper()
+	n.cmd = exec.Command(n.bin, "-js", "-sd", n.dir, "-a", "127.0.0.1", "-p", fmt.Sprint(n.port))
+	n.cmd.Stdout, n.cmd.Stderr = os.Stderr, os.Stderr
+	if err := n.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", n.port))
+		if err == nil {
+			_ = c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nats-server did not listen: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (n *natsServer) stop() {
+	if n.cmd != nil && n.cmd.Process != nil {
+		_ = n.cmd.Process.Kill()
+		_ = n.cmd.Wait()
+		n.cmd = nil
+	}
+}
