@@ -15,6 +15,11 @@ import (
 	"strings"
 	"syscall"
 
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"podline.dev/pkg/client"
 	"podline.dev/pkg/client/leaderelection"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/controller-manager/internal/app"
@@ -32,6 +37,7 @@ func main() {
 	workers := app.DefaultWorkers()
 	var (
 		apiserver     = flag.String("apiserver", "127.0.0.1:6443", "apiserver gRPC address (host:port)")
+		watchEndpoint = flag.String("watch-endpoint", "", "watchcache replicas (host:port; every address the name resolves to) for List and Watch; writes, and reads the replicas cannot take, go to --apiserver")
 		leaderElect   = flag.Bool("leader-elect", true, "run only while holding the Lease kube-system/kube-controller-manager")
 		leaseDuration = flag.Duration("leader-elect-lease-duration", leaderelection.DefaultLeaseDuration, "how long a non-leader waits before taking a Lease that is not renewed")
 		renewDeadline = flag.Duration("leader-elect-renew-deadline", leaderelection.DefaultRenewDeadline, "how long the leader tries to renew before giving up")
@@ -63,7 +69,7 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, *apiserver, *otlp, app.Config{
+	err := run(ctx, *apiserver, *watchEndpoint, *otlp, app.Config{
 		Controllers:   strings.Split(*controllers, ","),
 		Workers:       workers,
 		Options:       opts,
@@ -78,7 +84,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, apiserver, otlp string, cfg app.Config) error {
+func run(ctx context.Context, apiserver, watchEndpoint, otlp string, cfg app.Config) error {
 	shutdown, err := telemetry.Setup(ctx, "controller-manager", otlp)
 	if err != nil {
 		return err
@@ -90,6 +96,15 @@ func run(ctx context.Context, apiserver, otlp string, cfg app.Config) error {
 	}
 	defer conn.Close()
 	cfg.Conn = conn
+	if watchEndpoint != "" {
+		wconn, err := client.DialWatchEndpoint(watchEndpoint, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+		if err != nil {
+			return err
+		}
+		defer wconn.Close()
+		cfg.Conn = client.WithWatchEndpoint(conn, wconn)
+	}
 	slog.Info("controller-manager starting", "apiserver", apiserver, "leaderElect", cfg.LeaderElect)
 	return app.Run(ctx, cfg)
 }

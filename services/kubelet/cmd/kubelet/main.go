@@ -40,6 +40,7 @@ type options struct {
 	apiserver, nodeName, podCIDR, nodeIP, taints, labels     string
 	containerd, cniConfDir, cniBinDir, cniCacheDir, netnsDir string
 	staticPodPath, otlp, rootDir, registryConfig, pauseImage string
+	watchEndpoint                                            string
 	cgroupRoot, address, tlsCert, tlsKey, capacity, reserved string
 	port                                                     int
 	syncFrequency, relistPeriod, statusUpdate, leaseRenew    time.Duration
@@ -52,6 +53,7 @@ func parseFlags(args []string) (*options, error) {
 	host, _ := os.Hostname()
 	fs := flag.NewFlagSet("kubelet", flag.ContinueOnError)
 	fs.StringVar(&o.apiserver, "apiserver", "127.0.0.1:6443", "the apiserver's gRPC address: host:port, or unix:///path")
+	fs.StringVar(&o.watchEndpoint, "watch-endpoint", "", "watchcache replicas (host:port; every address the name resolves to) for List and Watch; writes, and reads the replicas cannot take, go to --apiserver")
 	fs.StringVar(&o.nodeName, "node-name", host, "this node's name")
 	fs.StringVar(&o.podCIDR, "pod-cidr", "", "this node's pod subnet (else the Node's spec.podCIDR)")
 	fs.StringVar(&o.nodeIP, "node-ip", "", "this node's IP (default: the first global IPv4 address)")
@@ -201,6 +203,11 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		return fmt.Errorf("apiserver %s: %w", o.apiserver, err)
 	}
 	defer conn.Close()
+	api, closeWatch, err := withWatchEndpoint(conn, o.watchEndpoint)
+	if err != nil {
+		return fmt.Errorf("watch endpoint %s: %w", o.watchEndpoint, err)
+	}
+	defer closeWatch()
 
 	var rt *ctrd.Runtime
 	for delay := 200 * time.Millisecond; ; delay = min(delay*2, 5*time.Second) {
@@ -254,7 +261,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 			UpdateInterval: o.statusUpdate,
 			RenewInterval:  o.leaseRenew,
 		},
-	}, kubelet.Deps{Conn: conn, Runtime: rt, Network: net, Clock: clock.Real{}, Log: log})
+	}, kubelet.Deps{Conn: api, Runtime: rt, Network: net, Clock: clock.Real{}, Log: log})
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"podline.dev/pkg/client"
 	"podline.dev/pkg/client/leaderelection"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/scheduler/internal/app"
@@ -34,6 +35,7 @@ import (
 
 type flags struct {
 	apiserver     string
+	watchEndpoint string
 	leaderElect   bool
 	lockNamespace string
 	lockName      string
@@ -49,6 +51,7 @@ type flags struct {
 func main() {
 	var f flags
 	flag.StringVar(&f.apiserver, "apiserver", "127.0.0.1:6443", "apiserver gRPC address (host:port)")
+	flag.StringVar(&f.watchEndpoint, "watch-endpoint", "", "watchcache replicas (host:port; every address the name resolves to) for List and Watch; writes, and reads the replicas cannot take, go to --apiserver")
 	flag.BoolVar(&f.leaderElect, "leader-elect", true, "schedule only while holding the Lease <lock-namespace>/<lock-name>")
 	flag.StringVar(&f.lockNamespace, "lock-namespace", "kube-system", "namespace of the leader election Lease")
 	flag.StringVar(&f.lockName, "leader-elect-resource-name", "kube-scheduler", "name of the leader election Lease")
@@ -96,6 +99,16 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 		return err
 	}
 	defer conn.Close()
+	var api grpc.ClientConnInterface = conn
+	if f.watchEndpoint != "" {
+		wconn, err := client.DialWatchEndpoint(f.watchEndpoint, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+		if err != nil {
+			return err
+		}
+		defer wconn.Close()
+		api = client.WithWatchEndpoint(conn, wconn)
+	}
 
 	m := metrics.New()
 	if f.metricsAddr != "" {
@@ -108,7 +121,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	log.Info("scheduler starting", "apiserver", f.apiserver, "leaderElect", f.leaderElect,
 		"lock", f.lockNamespace+"/"+f.lockName, "profiles", len(cfg.Profiles))
 	return app.Run(ctx, app.Config{
-		Conn:          conn,
+		Conn:          api,
 		Profile:       cfg,
 		Metrics:       m,
 		Logger:        log,
