@@ -26,10 +26,12 @@ watchcache-image:
 	cp $(CURDIR)/services/watchcache/Dockerfile $$ctx/Dockerfile
 	$(call IMG_build,$(WATCHCACHE_IMAGE),$(IMG_CACHE)/watchcache)
 
-nats-image: bin/nats-server
+# The nats image carries the watchcache binary as its healthcheck probe.
+nats-image: bin/nats-server watchcache-image
 	@set -e; ctx=$(IMG_CACHE)/nats; rm -rf $$ctx; mkdir -p $$ctx; \
 	cp $(CURDIR)/services/watchcache/nats.Dockerfile $$ctx/Dockerfile; \
-	cp $(CURDIR)/bin/nats-server $$ctx/nats-server
+	cp $(CURDIR)/bin/nats-server $$ctx/nats-server; \
+	cp $(IMG_CACHE)/watchcache/watchcache $$ctx/watchcache
 	$(call IMG_build,$(NATS_IMAGE),$(IMG_CACHE)/nats)
 
 bench-watch: bin/etcd bin/nats-server
