@@ -152,7 +152,12 @@ func (p *Publisher) run(ctx context.Context) {
 			return
 		case m = <-p.queue:
 		}
-		err := p.ensureStream(ctx)
+		var err error
+		if p.nc.IsConnected() {
+			err = p.ensureStream(ctx)
+		} else {
+			err = nats.ErrDisconnected
+		}
 		if err == nil {
 			var f jetstream.PubAckFuture
 			f, err = p.js.PublishMsgAsync(m) // Nats-Msg-Id is in the header

@@ -303,7 +303,13 @@ func (f *Feeder) fill(ctx context.Context, m *watchstream.Message) error {
 			if err != nil {
 				return fmt.Errorf("fill: resourceVersion %q: %w", ev.Object.GetMetadata().GetResourceVersion(), err)
 			}
-			if ev.Type == watch.Bookmark || rev > target {
+			if ev.Type == watch.Bookmark {
+				if rev >= target {
+					return nil // the apiserver had nothing more up to target
+				}
+				continue
+			}
+			if rev > target {
 				return nil
 			}
 			if rev <= f.cache.Revision() {
