@@ -78,7 +78,8 @@ func pod(name string, labels map[string]string) *corev1.Pod {
 // deletes, from 8 writers. It returns when all are written, or the first
 // error.
 func churn(ctx context.Context, pods *client.Client[*corev1.Pod], prefix string, n int) error {
-	objs := n / 3
+	// Every object is created; a third of n are updates and a third deletes.
+	objs, changes := n-2*(n/3), n/3
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	step := func(f func(i int) error, count int) {
@@ -112,11 +113,11 @@ func churn(ctx context.Context, pods *client.Client[*corev1.Pod], prefix string,
 		p.Metadata.Labels["step"] = "2"
 		_, err = pods.Update(ctx, p)
 		return err
-	}, objs)
+	}, changes)
 	step(func(i int) error {
 		_, err := pods.Delete(ctx, "default", name(i), nil)
 		return err
-	}, n-2*objs)
+	}, changes)
 	select {
 	case err := <-errs:
 		return fmt.Errorf("write: %w", err)

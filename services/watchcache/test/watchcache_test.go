@@ -59,7 +59,7 @@ func TestThousandEventsThroughTheCacheMatchADirectWatch(t *testing.T) {
 	want := collect(t, wd, events, time.Minute)
 	got := collect(t, wc, events, time.Minute)
 	sameEvents(t, got, want)
-	// 333 updates make objects match (ADDED), 334 deletes of which 333 matched.
+	// 333 updates make objects match (ADDED); the 333 deletes are of those.
 	sameEvents(t, collect(t, wcs, 666, time.Minute), collect(t, wds, 666, time.Minute))
 
 	// A list through the cache is the apiserver's list.
