@@ -15,10 +15,8 @@ import (
 
 // A clientset built from a bare rest.Config asks for protobuf first and
 // JSON second, and sends its bodies as protobuf. podline answers reads in
-// JSON, which client-go decodes; it cannot read Kubernetes' protobuf, so
-// writes are refused with 415 and clients set ContentType to
-// application/json (as config() does).
-func TestDefaultClientsetReadsJSONAndIsToldProtobufIsUnsupported(t *testing.T) {
+// JSON, which client-go decodes, and reads Kubernetes' protobuf bodies.
+func TestDefaultClientsetReadsJSONAndWritesProtobuf(t *testing.T) {
 	ctx := ctxFor(t)
 	s, cs := start(t)
 	if _, err := cs.CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, makePod("web").obj(), metav1.CreateOptions{}); err != nil {
@@ -43,11 +41,14 @@ func TestDefaultClientsetReadsJSONAndIsToldProtobufIsUnsupported(t *testing.T) {
 		t.Fatalf("watch: %v", err)
 	}
 	w.Stop()
-	if _, err := pods.Create(ctx, makePod("db").obj(), metav1.CreateOptions{}); !apierrors.IsUnsupportedMediaType(err) {
+	if _, err := pods.Create(ctx, makePod("db").obj(), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("protobuf create: %v", err)
 	}
-	if err := pods.Delete(ctx, "web", metav1.DeleteOptions{}); !apierrors.IsUnsupportedMediaType(err) {
+	if err := pods.Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("protobuf delete: %v", err)
+	}
+	if _, err := pods.Get(ctx, "web", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("get after protobuf delete: %v", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 // What a request says it sends and accepts is checked as kube-apiserver
 // checks it: client-go's typed clients send protobuf unless told otherwise
+// (read through k8sproto)
 // and accept JSON after protobuf, and its reflectors try a watch-list first.
 func TestRESTContentNegotiation(t *testing.T) {
 	c, _ := newREST(t)
@@ -26,12 +27,15 @@ func TestRESTContentNegotiation(t *testing.T) {
 		reason      string
 		message     string
 	}{
-		{name: "protobuf body is 415", method: "POST", path: pods, contentType: "application/vnd.kubernetes.protobuf",
-			body: "k8s\x00\n\x0b\n\x02v1\x12\x03Pod", code: 415, reason: "UnsupportedMediaType"},
+		{name: "protobuf Pod is created", method: "POST", path: pods, contentType: "application/vnd.kubernetes.protobuf",
+			body: "k8s\x00\n\x09\n\x02v1\x12\x03Pod\x12\x12\n\x04\n\x02pb\x12\n\x12\x08\n\x03web\x12\x01x", code: 201},
+		{name: "protobuf with an unknown field number is 400", method: "POST", path: pods, contentType: "application/vnd.kubernetes.protobuf",
+			body: "k8s\x00\n\x09\n\x02v1\x12\x03Pod\x12\x02\x48\x01", code: 400, reason: "BadRequest",
+			message: "protobuf body: unknown field number 9 in Kubernetes message core.v1.Pod"},
 		{name: "YAML body is 415", method: "POST", path: pods, contentType: "application/yaml",
 			body: "apiVersion: v1\nkind: Pod\n", code: 415, reason: "UnsupportedMediaType"},
-		{name: "protobuf DeleteOptions is 415", method: "DELETE", path: pods + "/web", contentType: "application/vnd.kubernetes.protobuf",
-			body: "k8s\x00", code: 415, reason: "UnsupportedMediaType"},
+		{name: "protobuf without a kind is 400", method: "DELETE", path: pods + "/web", contentType: "application/vnd.kubernetes.protobuf",
+			body: "k8s\x00", code: 400, reason: "BadRequest", message: `protobuf body: no kind "" is registered for version ""`},
 		{name: "JSON with a charset is taken", method: "POST", path: pods, contentType: "application/json; charset=utf-8",
 			body: fmt.Sprintf(podJSON, "charset"), code: 201},
 		{name: "no Content-Type is taken as JSON", method: "POST", path: pods,
@@ -88,7 +92,7 @@ func TestRESTContentNegotiation(t *testing.T) {
 			}
 		})
 	}
-	if n := c.podCount(); n != 2 {
-		t.Fatalf("%d pods, want the 2 created with JSON bodies", n)
+	if n := c.podCount(); n != 3 {
+		t.Fatalf("%d pods, want the 2 created with JSON bodies and the 1 with protobuf", n)
 	}
 }

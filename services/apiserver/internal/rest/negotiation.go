@@ -12,9 +12,11 @@ import (
 // withNegotiation checks what a resource request says it sends and
 // accepts, as kube-apiserver does before its handler runs:
 //
-//   - a body in a format other than JSON (client-go's typed clients send
-//     application/vnd.kubernetes.protobuf unless configured otherwise) is
-//     415 Unsupported Media Type, not a JSON syntax error;
+//   - a body in Kubernetes' protobuf encoding (application/vnd.kubernetes.protobuf,
+//     what client-go's typed clients and kubectl send unless configured
+//     otherwise) is turned into JSON first (protobuf.go);
+//   - a body in any other format than JSON is 415 Unsupported Media Type,
+//     not a JSON syntax error;
 //   - an Accept header that no JSON answer satisfies (only protobuf, YAML,
 //     or a transformation other than a meta.k8s.io/v1 Table) is 406 Not
 //     Acceptable; client-go lists application/json after protobuf, so it
@@ -26,6 +28,10 @@ import (
 //     it: 422, after which the reflector lists and watches instead.
 func withNegotiation(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if se := transcodeProtobuf(w, r); se != nil {
+			writeStatus(w, se)
+			return
+		}
 		if se := checkContentType(r); se != nil {
 			writeStatus(w, se)
 			return
