@@ -296,6 +296,12 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if code, _, _ = c.do("DELETE", deploymentsPath+"/web?dryRun=All", "", nil); code != 200 {
 		t.Fatalf("dry-run delete: %d", code)
 	}
+	// kubectl delete --dry-run=server sends dryRun in the DeleteOptions body.
+	code, _, _ = c.do("DELETE", deploymentsPath+"/web", "application/json",
+		[]byte(`{"apiVersion":"v1","kind":"DeleteOptions","propagationPolicy":"Background","dryRun":["All"]}`))
+	if code != 200 {
+		t.Fatalf("dry-run delete with options body: %d", code)
+	}
 	after := c.mustGet(deploymentsPath + "/web")
 	if at(after, "metadata.resourceVersion") != at(before, "metadata.resourceVersion") || at(after, "spec.replicas") != 2.0 {
 		t.Fatalf("dry runs changed the object: %v", at(after, "spec.replicas"))

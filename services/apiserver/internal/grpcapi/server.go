@@ -148,7 +148,10 @@ func (h *handler) unaryCall(method string) (unaryFunc, error) {
 	case "Delete":
 		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
 			r := req.(*metav1.DeleteRequest)
-			return wrap(reg.Delete(ctx, r.GetNamespace(), r.GetName(), deleteOptions(r), isDryRun(r.GetDryRun())))
+			// dryRun may come as a query parameter or in the DeleteOptions
+			// body (kubectl delete --dry-run=server sends the body).
+			opts := deleteOptions(r)
+			return wrap(reg.Delete(ctx, r.GetNamespace(), r.GetName(), opts, isDryRun(opts.GetDryRun())))
 		}, nil
 	}
 	if call, ok := h.writeCall(method); ok {
