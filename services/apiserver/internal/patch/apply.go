@@ -14,7 +14,9 @@ func Apply(live, config map[string]any, m Managed, manager, apiVersion string, f
 	var conflicts []Conflict
 	taken := map[*Entry]FieldSet{}
 	for _, e := range m {
-		if e.Manager == manager {
+		if e.is(manager, OpApply, "") {
+			// Its own earlier apply; the same name writing through Update
+			// or a subresource is another manager, as in Kubernetes.
 			continue
 		}
 		for k, p := range applied {

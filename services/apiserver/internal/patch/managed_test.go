@@ -115,3 +115,13 @@ func TestConflictMessageManyFields(t *testing.T) {
 		t.Error("subresource missing")
 	}
 }
+
+func TestApplyConflictsWithItsOwnNameThroughAnotherOperation(t *testing.T) {
+	live := obj(t, `{"spec":{"replicas":5}}`)
+	m := Managed{{Manager: "kubectl", Operation: OpUpdate, APIVersion: "apps/v1", Subresource: "scale", Set: FieldsOf(live, nil)}}
+	_, _, err := Apply(live, obj(t, `{"spec":{"replicas":2}}`), m, "kubectl", "apps/v1", false, 2, nil)
+	want := `Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
