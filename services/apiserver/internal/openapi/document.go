@@ -53,9 +53,9 @@ func Build(version string) (*Documents, error) {
 	index := struct {
 		Paths map[string]entry `json:"paths"`
 	}{Paths: map[string]entry{}}
-	v2 := &paths{b: newBuilder("#/definitions/"), v2: true, m: map[string]*pathItem{}}
+	v2 := &paths{b: newBuilder("#/definitions/", true), v2: true, m: map[string]*pathItem{}}
 	for _, g := range apis.Groups {
-		v3 := &paths{b: newBuilder("#/components/schemas/"), m: map[string]*pathItem{}}
+		v3 := &paths{b: newBuilder("#/components/schemas/", false), m: map[string]*pathItem{}}
 		for _, p := range []*paths{v3, v2} {
 			if err := p.addGroup(g); err != nil {
 				return nil, err

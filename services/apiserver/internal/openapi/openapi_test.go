@@ -81,6 +81,9 @@ func TestEveryKindHasASchemaAndNoRefDangles(t *testing.T) {
 		t.Errorf("v2 document: swagger %q, Deployment defined: %v", v2.Swagger, v2.Definitions["io.k8s.api.apps.v1.Deployment"] != nil)
 	}
 	checkRefs(t, "v2", string(d.V2()), "#/definitions/", v2.Definitions)
+	if q := v2.Definitions["io.k8s.apimachinery.pkg.api.resource.Quantity"]; q.Type != "string" || q.OneOf != nil {
+		t.Errorf("v2 Quantity %+v, want a string (Swagger 2.0 has no oneOf)", q)
+	}
 }
 
 func checkRefs(t *testing.T, doc, raw, prefix string, defs map[string]*Schema) {
@@ -112,6 +115,8 @@ func TestSchemasSpeakKubernetesJSON(t *testing.T) {
 		{"times are date-time", defs["io.k8s.apimachinery.pkg.apis.meta.v1.Time"].Format, "date-time"},
 		{"creationTimestamp is a Time", defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"].Properties["creationTimestamp"].Ref, ref("io.k8s.apimachinery.pkg.apis.meta.v1.Time")},
 		{"ports are int-or-string", defs["io.k8s.apimachinery.pkg.util.intstr.IntOrString"].Format, "int-or-string"},
+		{"int-or-string is either", oneOf(defs["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]), "[integer string]"},
+		{"quantities are strings or numbers", oneOf(defs["io.k8s.apimachinery.pkg.api.resource.Quantity"]), "[string number]"},
 		{"requests are Quantities", defs["io.k8s.api.core.v1.ResourceRequirements"].Properties["requests"].AdditionalProperties.Ref, ref("io.k8s.apimachinery.pkg.api.resource.Quantity")},
 		{"labels are a string map", defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"].Properties["labels"].AdditionalProperties.Type, "string"},
 		{"secret data is bytes", defs["io.k8s.api.core.v1.Secret"].Properties["data"].AdditionalProperties.Format, "byte"},
@@ -124,6 +129,14 @@ func TestSchemasSpeakKubernetesJSON(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", tt.name, tt.got, tt.want)
 		}
 	}
+}
+
+func oneOf(s *Schema) string {
+	var types []string
+	for _, o := range s.OneOf {
+		types = append(types, o.Type)
+	}
+	return fmt.Sprint(types)
 }
 
 func ext(s *Schema) string {

@@ -18,6 +18,7 @@ type Schema struct {
 	Properties           map[string]*Schema `json:"properties,omitempty"`
 	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
 	Required             []string           `json:"required,omitempty"`
+	OneOf                []*Schema          `json:"oneOf,omitempty"`
 
 	GroupVersionKind []GVK    `json:"x-kubernetes-group-version-kind,omitempty"`
 	PatchMergeKey    string   `json:"x-kubernetes-patch-merge-key,omitempty"`
@@ -38,11 +39,25 @@ type GVK struct {
 // ("#/components/schemas/" in v3, "#/definitions/" in v2).
 type builder struct {
 	refPrefix string
-	defs      map[string]*Schema
+	// v2 writes Swagger 2.0, which has no oneOf: a value of two types is
+	// a string with a format there.
+	v2   bool
+	defs map[string]*Schema
 }
 
-func newBuilder(refPrefix string) *builder {
-	return &builder{refPrefix: refPrefix, defs: map[string]*Schema{}}
+func newBuilder(refPrefix string, v2 bool) *builder {
+	return &builder{refPrefix: refPrefix, v2: v2, defs: map[string]*Schema{}}
+}
+
+// eitherType is a value JSON may write as either of two types (v3), or
+// as a string with a format (v2).
+func (b *builder) eitherType(def Schema, t1, t2 string) Schema {
+	if b.v2 {
+		def.Type = "string"
+	} else {
+		def.OneOf = []*Schema{{Type: t1}, {Type: t2}}
+	}
+	return def
 }
 
 // scalarDefinitions are the messages whose JSON is a scalar (pkg/k8sjson),
@@ -57,9 +72,11 @@ var scalarDefinitions = map[protoreflect.FullName]struct {
 		Schema{Type: "string", Format: "date-time", Description: "MicroTime is version of Time with microsecond level precision."}},
 	"podline.meta.v1.Duration": {"io.k8s.apimachinery.pkg.apis.meta.v1.Duration",
 		Schema{Type: "string", Description: "Duration is a wrapper around time.Duration which supports correct marshaling to YAML and JSON."}},
-	"podline.meta.v1.IntOrString": {"io.k8s.apimachinery.pkg.util.intstr.IntOrString",
-		Schema{Type: "string", Format: "int-or-string", Description: "IntOrString is a type that can hold an int32 or a string."}},
 }
+
+// intOrStringDef is IntOrString's definition name; its schema depends on
+// the OpenAPI version (eitherType).
+const intOrStringDef = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 
 // Definition names of the string forms a descriptor cannot name.
 const (
@@ -73,6 +90,9 @@ const (
 func definitionName(md protoreflect.MessageDescriptor) string {
 	if s, ok := scalarDefinitions[md.FullName()]; ok {
 		return s.name
+	}
+	if md.FullName() == "podline.meta.v1.IntOrString" {
+		return intOrStringDef
 	}
 	pkg := strings.TrimPrefix(string(md.ParentFile().Package()), "podline.")
 	if pkg == "meta.v1" {
@@ -88,6 +108,9 @@ func (b *builder) ref(md protoreflect.MessageDescriptor) *Schema {
 	if _, done := b.defs[name]; !done {
 		if s, ok := scalarDefinitions[md.FullName()]; ok {
 			def := s.schema
+			b.defs[name] = &def
+		} else if name == intOrStringDef {
+			def := b.eitherType(Schema{Format: "int-or-string", Description: "IntOrString is a type that can hold an int32 or a string."}, "integer", "string")
 			b.defs[name] = &def
 		} else {
 			b.defs[name] = &Schema{} // placeholder: messages may refer to themselves
@@ -144,8 +167,8 @@ func (b *builder) field(fd protoreflect.FieldDescriptor) *Schema {
 func (b *builder) value(fd, vd protoreflect.FieldDescriptor) *Schema {
 	switch {
 	case quantityFields[fd.FullName()]:
-		return b.named(quantityDef, Schema{Type: "string",
-			Description: "Quantity is a fixed-point representation of a number, written as a string (\"100m\", \"128Mi\")."})
+		return b.named(quantityDef, b.eitherType(Schema{
+			Description: "Quantity is a fixed-point representation of a number, written as a string (\"100m\", \"128Mi\")."}, "string", "number"))
 	case fd.FullName() == "podline.meta.v1.ManagedFieldsEntry.fields_v1":
 		return b.named(fieldsV1Def, Schema{Type: "object",
 			Description: "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format."})
