@@ -33,20 +33,30 @@ type Credentials struct {
 // certificate or key.
 var ErrNoKubeconfigData = errors.New("client: kubeconfig has no embedded certificate-authority-data, client-certificate-data or client-key-data")
 
-// DialOptions returns the transport options for c.
+// DialOptions returns the transport options for c (and the bearer token).
 func (c Credentials) DialOptions() ([]grpc.DialOption, error) {
+	tc, err := c.TransportCredentials()
+	if err != nil {
+		return nil, err
+	}
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(tc)}
+	if c.Token != "" {
+		opts = append(opts, grpc.WithPerRPCCredentials(bearer(c.Token)))
+	}
+	return opts, nil
+}
+
+// TransportCredentials are TLS with c's CA and certificate, or plain
+// text when c is empty.
+func (c Credentials) TransportCredentials() (credentials.TransportCredentials, error) {
 	if c == (Credentials{}) {
-		return []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, nil
+		return insecure.NewCredentials(), nil
 	}
 	cfg, err := c.TLSConfig()
 	if err != nil {
 		return nil, err
 	}
-	opts := []grpc.DialOption{grpc.WithTransportCredentials(credentials.NewTLS(cfg))}
-	if c.Token != "" {
-		opts = append(opts, grpc.WithPerRPCCredentials(bearer(c.Token)))
-	}
-	return opts, nil
+	return credentials.NewTLS(cfg), nil
 }
 
 // TLSConfig returns the client TLS configuration of c.

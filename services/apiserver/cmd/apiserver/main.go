@@ -43,11 +43,13 @@ func main() {
 		otlpEndpoint = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
 		natsURL      = flag.String("nats-url", "", "publish every watch event to this NATS server's JetStream for the watchcache replicas (off when empty)")
 	)
+	var auth authFlags
+	auth.bind(flag.CommandLine)
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, options{
+	if err := run(ctx, options{auth: auth,
 		etcdServers: strings.Split(*etcdServers, ","), etcdCA: *etcdCA, etcdCert: *etcdCert, etcdKey: *etcdKey,
 		etcdTimeout: *etcdTimeout, addr: net.JoinHostPort(*bind, fmt.Sprint(*port)),
 		grpcAddr: net.JoinHostPort(*bind, fmt.Sprint(*grpcPort)),
@@ -60,6 +62,7 @@ func main() {
 }
 
 type options struct {
+	auth                            authFlags
 	etcdServers                     []string
 	etcdCA, etcdCert, etcdKey       string
 	etcdTimeout                     time.Duration
@@ -96,6 +99,9 @@ func run(ctx context.Context, o options) error {
 	defer etcd.Close()
 
 	cfg := server.Config{Etcd: etcd, EtcdTimeout: o.etcdTimeout, CompactionInterval: o.compaction, GRPCInsecure: o.grpcInsecure}
+	if cfg.Auth, err = o.auth.config(); err != nil {
+		return fmt.Errorf("authentication: %w", err)
+	}
 	if o.tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
 		if err != nil {

@@ -61,6 +61,8 @@ func main() {
 	} {
 		concurrency[name] = flag.Int(flagName, workers[name], fmt.Sprintf("workers of the %s controller", name))
 	}
+	var creds client.Credentials
+	creds.BindFlags(flag.CommandLine)
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	for name, n := range concurrency {
@@ -69,7 +71,7 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, *apiserver, *watchEndpoint, *otlp, app.Config{
+	err := run(ctx, *apiserver, *watchEndpoint, creds, *otlp, app.Config{
 		Controllers:   strings.Split(*controllers, ","),
 		Workers:       workers,
 		Options:       opts,
@@ -84,13 +86,17 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, apiserver, watchEndpoint, otlp string, cfg app.Config) error {
+func run(ctx context.Context, apiserver, watchEndpoint string, creds client.Credentials, otlp string, cfg app.Config) error {
 	shutdown, err := telemetry.Setup(ctx, "controller-manager", otlp)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = shutdown(context.Background()) }()
-	conn, err := app.Dial(apiserver)
+	dialOpts, err := creds.DialOptions()
+	if err != nil {
+		return err
+	}
+	conn, err := app.Dial(apiserver, dialOpts...)
 	if err != nil {
 		return err
 	}

@@ -6,14 +6,15 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 )
 
-// Dial connects to the apiserver at addr (host:port). It is plain gRPC for
-// now; transport credentials (the controller-manager's client certificate
-// and the cluster CA) go here and nowhere else. The stats handler carries
+// Dial connects to the apiserver at addr (host:port): plain gRPC unless
+// opts bring transport credentials (the controller-manager's client
+// certificate and the cluster CA, from pkg/client.Credentials), which
+// replace the plain ones. The stats handler carries
 // each reconcile's span to the apiserver, whose request span, and so the
 // traceparent it stores on the object written, joins the trace.
-func Dial(addr string) (*grpc.ClientConn, error) {
-	return grpc.NewClient(addr,
+func Dial(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+	return grpc.NewClient(addr, append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
-	)
+	}, opts...)...)
 }

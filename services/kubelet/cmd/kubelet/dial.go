@@ -3,18 +3,20 @@ package main
 import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+
+	"podline.dev/pkg/client"
 )
 
 // dialAPIServer is the one place the kubelet connects to the apiserver:
 // host:port over TCP, or unix:///path. Calls carry the caller's trace
 // context, so the apiserver's spans of the kubelet's writes join the
-// kubelet's traces. Plain gRPC for now; TLS with the node's client
-// certificate (system:node:<name>) goes here when the apiserver
-// authenticates.
-func dialAPIServer(target string) (*grpc.ClientConn, error) {
-	return grpc.NewClient(target,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
-	)
+// kubelet's traces. With credentials (--kubeconfig, or --ca-file,
+// --cert-file and --key-file) it speaks TLS and presents the node's client
+// certificate (system:node:<name> in system:nodes); without, plain gRPC.
+func dialAPIServer(target string, creds client.Credentials) (*grpc.ClientConn, error) {
+	opts, err := creds.DialOptions()
+	if err != nil {
+		return nil, err
+	}
+	return grpc.NewClient(target, append(opts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))...)
 }

@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"podline.dev/pkg/client"
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/kubelet/internal/kubelet"
@@ -43,6 +44,7 @@ type options struct {
 	watchEndpoint                                            string
 	cgroupRoot, address, tlsCert, tlsKey, capacity, reserved string
 	port                                                     int
+	creds                                                    client.Credentials
 	syncFrequency, relistPeriod, statusUpdate, leaseRenew    time.Duration
 	crashLoopMax                                             time.Duration
 	logLevel                                                 string
@@ -54,6 +56,7 @@ func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("kubelet", flag.ContinueOnError)
 	fs.StringVar(&o.apiserver, "apiserver", "127.0.0.1:6443", "the apiserver's gRPC address: host:port, or unix:///path")
 	fs.StringVar(&o.watchEndpoint, "watch-endpoint", "", "watchcache replicas (host:port; every address the name resolves to) for List and Watch; writes, and reads the replicas cannot take, go to --apiserver")
+	o.creds.BindFlags(fs)
 	fs.StringVar(&o.nodeName, "node-name", host, "this node's name")
 	fs.StringVar(&o.podCIDR, "pod-cidr", "", "this node's pod subnet (else the Node's spec.podCIDR)")
 	fs.StringVar(&o.nodeIP, "node-ip", "", "this node's IP (default: the first global IPv4 address)")
@@ -198,7 +201,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		}
 	}
 
-	conn, err := dialAPIServer(o.apiserver)
+	conn, err := dialAPIServer(o.apiserver, o.creds)
 	if err != nil {
 		return fmt.Errorf("apiserver %s: %w", o.apiserver, err)
 	}

@@ -46,6 +46,7 @@ type flags struct {
 	otlp          string
 	metricsAddr   string
 	logLevel      string
+	creds         client.Credentials
 }
 
 func main() {
@@ -62,6 +63,7 @@ func main() {
 	flag.StringVar(&f.otlp, "otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port); empty uses $OTEL_EXPORTER_OTLP_ENDPOINT")
 	flag.StringVar(&f.metricsAddr, "metrics-addr", ":10251", "address of the /metrics and /healthz endpoint; empty disables it")
 	flag.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.creds.BindFlags(flag.CommandLine)
 	flag.Parse()
 
 	var level slog.Level
@@ -94,7 +96,11 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	}
 	defer func() { _ = shutdown(context.Background()) }()
 
-	conn, err := dial(f.apiserver, insecure.NewCredentials())
+	tc, err := f.creds.TransportCredentials()
+	if err != nil {
+		return err
+	}
+	conn, err := dial(f.apiserver, tc)
 	if err != nil {
 		return err
 	}
@@ -134,10 +140,10 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	})
 }
 
-// dial connects to the apiserver with creds: plain gRPC for now
-// (insecure.NewCredentials()); when TLS arrives, the scheduler's client
-// certificate and the cluster CA come in here and nowhere else. The stats
-// handler carries each attempt's span to the apiserver.
+// dial connects to the apiserver with creds: TLS with the scheduler's
+// client certificate and the cluster CA (--kubeconfig), or plain gRPC
+// without them. The stats handler carries each attempt's span to the
+// apiserver.
 func dial(addr string, creds credentials.TransportCredentials) (*grpc.ClientConn, error) {
 	return grpc.NewClient(addr,
 		grpc.WithTransportCredentials(creds),

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"podline.dev/pkg/pki"
+	"podline.dev/services/apiserver/internal/authn"
+	"podline.dev/services/apiserver/internal/server"
+)
+
+// authFlags are kube-apiserver's authentication and authorization flags.
+// Without any authenticator flag the apiserver authenticates no one and
+// allows everything, as before the chain existed.
+type authFlags struct {
+	clientCA       string
+	tokenFile      string
+	saKeyFile      string
+	saIssuer       string
+	apiAudiences   string
+	authorizations string
+}
+
+func (f *authFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.clientCA, "client-ca-file", "", "CA bundle that verifies client certificates (CN is the user, O the groups)")
+	fs.StringVar(&f.tokenFile, "token-auth-file", "", "static bearer tokens, CSV lines token,user,uid[,\"group1,group2\"] (a bootstrap token)")
+	fs.StringVar(&f.saKeyFile, "service-account-key-file", "", "public key (PEM) verifying ServiceAccount tokens; the pair of --service-account-signing-key-file")
+	fs.StringVar(&f.saIssuer, "service-account-issuer", authn.DefaultIssuer, "iss of ServiceAccount tokens")
+	fs.StringVar(&f.apiAudiences, "api-audiences", "", "comma-separated audiences a ServiceAccount token must carry one of (default: the issuer)")
+	fs.StringVar(&f.authorizations, "authorization-mode", server.ModeAlwaysAllow, "comma-separated authorizers in order: Node, RBAC, AlwaysAllow (system:masters is always allowed)")
+}
+
+// config returns the chain's configuration, or nil when no authenticator
+// is configured.
+func (f *authFlags) config() (*server.AuthConfig, error) {
+	if f.clientCA == "" && f.tokenFile == "" && f.saKeyFile == "" {
+		if f.authorizations != server.ModeAlwaysAllow {
+			return nil, fmt.Errorf("--authorization-mode=%s needs an authenticator (--client-ca-file, --token-auth-file or --service-account-key-file)", f.authorizations)
+		}
+		return nil, nil
+	}
+	cfg := &server.AuthConfig{ServiceAccountIssuer: f.saIssuer, AuthorizationModes: split(f.authorizations)}
+	var err error
+	if f.clientCA != "" {
+		if cfg.ClientCA, err = pki.LoadCertPool(f.clientCA); err != nil {
+			return nil, err
+		}
+	}
+	if f.tokenFile != "" {
+		if cfg.Tokens, err = authn.LoadTokenFile(f.tokenFile); err != nil {
+			return nil, err
+		}
+	}
+	if f.saKeyFile != "" {
+		if cfg.ServiceAccountKey, err = pki.LoadPublicKey(f.saKeyFile); err != nil {
+			return nil, err
+		}
+	}
+	cfg.APIAudiences = split(f.apiAudiences)
+	return cfg, nil
+}
+
+func split(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
