@@ -110,26 +110,3 @@ var required = map[protoreflect.FullName][]string{
 	"podline.core.v1.KeyToPath":                {"key", "path"},
 	"podline.core.v1.HTTPHeader":               {"name", "value"},
 }
-
-// descriptions of the kinds, as kubectl explain prints them.
-var descriptions = map[protoreflect.FullName]string{
-	"podline.core.v1.Pod":                "Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts.",
-	"podline.core.v1.PodSpec":            "PodSpec is a description of a pod.",
-	"podline.core.v1.Container":          "A single application container that you want to run within a pod.",
-	"podline.core.v1.Node":               "Node is a worker node in Kubernetes. Each node will have a unique identifier in the cache (i.e. in etcd).",
-	"podline.core.v1.Namespace":          "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
-	"podline.core.v1.Service":            "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
-	"podline.core.v1.Event":              "Event is a report of an event somewhere in the cluster.",
-	"podline.core.v1.ConfigMap":          "ConfigMap holds configuration data for pods to consume.",
-	"podline.core.v1.Secret":             "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",
-	"podline.core.v1.ServiceAccount":     "ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets",
-	"podline.apps.v1.Deployment":         "Deployment enables declarative updates for Pods and ReplicaSets.",
-	"podline.apps.v1.ReplicaSet":         "ReplicaSet ensures that a specified number of pod replicas are running at any given time.",
-	"podline.coordination.v1.Lease":      "Lease defines a lease concept.",
-	"podline.discovery.v1.EndpointSlice": "EndpointSlice represents a set of service endpoints.",
-	"podline.rbac.v1.Role":               "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.",
-	"podline.rbac.v1.ClusterRole":        "ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.",
-	"podline.rbac.v1.RoleBinding":        "RoleBinding references a role, but does not contain it.",
-	"podline.rbac.v1.ClusterRoleBinding": "ClusterRoleBinding references a ClusterRole, but not contain it.",
-	"podline.meta.v1.ObjectMeta":         "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
-}

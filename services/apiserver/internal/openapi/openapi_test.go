@@ -113,7 +113,10 @@ func TestSchemasSpeakKubernetesJSON(t *testing.T) {
 		{"containers are Containers", defs["io.k8s.api.core.v1.PodSpec"].Properties["containers"].Items.Ref, ref("io.k8s.api.core.v1.Container")},
 		{"JSON names", defs["io.k8s.api.core.v1.PodStatus"].Properties["podIPs"] != nil && defs["io.k8s.api.core.v1.PodSpec"].Properties["hostPID"] != nil, true},
 		{"times are date-time", defs["io.k8s.apimachinery.pkg.apis.meta.v1.Time"].Format, "date-time"},
-		{"creationTimestamp is a Time", defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"].Properties["creationTimestamp"].Ref, ref("io.k8s.apimachinery.pkg.apis.meta.v1.Time")},
+		{"creationTimestamp is a Time", defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"].Properties["creationTimestamp"].AllOf[0].Ref, ref("io.k8s.apimachinery.pkg.apis.meta.v1.Time")},
+		{"a described reference is wrapped in allOf", defs["io.k8s.api.core.v1.Container"].Properties["resources"].Description != "" &&
+			defs["io.k8s.api.core.v1.Container"].Properties["resources"].Ref == "", true},
+		{"an undescribed reference is plain", defs["io.k8s.api.core.v1.Probe"].Properties["exec"].Ref, ref("io.k8s.api.core.v1.ExecAction")},
 		{"ports are int-or-string", defs["io.k8s.apimachinery.pkg.util.intstr.IntOrString"].Format, "int-or-string"},
 		{"int-or-string is either", oneOf(defs["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]), "[integer string]"},
 		{"quantities are strings or numbers", oneOf(defs["io.k8s.apimachinery.pkg.api.resource.Quantity"]), "[string number]"},

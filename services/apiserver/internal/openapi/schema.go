@@ -19,6 +19,7 @@ type Schema struct {
 	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
 	Required             []string           `json:"required,omitempty"`
 	OneOf                []*Schema          `json:"oneOf,omitempty"`
+	AllOf                []*Schema          `json:"allOf,omitempty"`
 
 	GroupVersionKind []GVK    `json:"x-kubernetes-group-version-kind,omitempty"`
 	PatchMergeKey    string   `json:"x-kubernetes-patch-merge-key,omitempty"`
@@ -138,6 +139,9 @@ func (b *builder) object(md protoreflect.MessageDescriptor) *Schema {
 	for i := range fields.Len() {
 		fd := fields.Get(i)
 		p := b.field(fd)
+		if d := descriptions[fd.FullName()]; d != "" {
+			p = describe(p, d)
+		}
 		if ext, ok := listExtensions[fd.FullName()]; ok {
 			p.PatchMergeKey, p.PatchStrategy, p.ListType, p.ListMapKeys = ext.mergeKey, ext.strategy, ext.listType, ext.mapKeys
 		}
@@ -188,4 +192,14 @@ func (b *builder) value(fd, vd protoreflect.FieldDescriptor) *Schema {
 		return &Schema{Type: "number", Format: "double"}
 	}
 	return &Schema{Type: "integer", Format: "int64"}
+}
+
+// describe sets a field's description. A reference takes no sibling
+// description in OpenAPI, so it is wrapped in allOf, as Kubernetes does.
+func describe(s *Schema, d string) *Schema {
+	if s.Ref != "" {
+		return &Schema{AllOf: []*Schema{s}, Description: d}
+	}
+	s.Description = d
+	return s
 }
