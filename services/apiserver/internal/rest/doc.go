@@ -15,6 +15,12 @@
 //     JSON answer satisfies is 406, and sendInitialEvents (watch-list) is
 //     refused with 422 as by a kube-apiserver without WatchList, so that
 //     client-go's reflectors fall back to list and watch;
+//   - table.go: reads that ask for a meta.k8s.io/v1 Table (kubectl get)
+//     are answered with one, printed by internal/printers, through the
+//     gateway's response rewriter; watches stream a Table per event;
 //   - discovery.go: /api, /apis, /api/v1, /apis/<group>/<version>, /version;
+//     aggregated.go: the same as one apidiscovery.k8s.io/v2 document at /api
+//     and /apis when the client asks for it;
+//   - openapi.go: /openapi/v3 and /openapi/v2 from internal/openapi;
 //   - health.go: /healthz, /livez, /readyz (readyz fails while etcd has no quorum).
 package rest
