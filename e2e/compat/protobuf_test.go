@@ -277,3 +277,39 @@ func post(t *testing.T, ctx context.Context, url string, body []byte) metav1.Sta
 	}
 	return st
 }
+
+// Subresources whose bodies are another kind read protobuf too: a Pod's
+// binding (what a scheduler built on client-go sends) and a Deployment's
+// scale (what kubectl scale's typed client would send).
+func TestProtobufBindingAndScale(t *testing.T) {
+	ctx := ctxFor(t)
+	s, js := start(t)
+	pb := protobufClient(t, s)
+	const ns = metav1.NamespaceDefault
+
+	if _, err := pb.CoreV1().Pods(ns).Create(ctx, makePod("web").obj(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}}
+	if err := pb.CoreV1().Pods(ns).Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("bind: %v", err)
+	}
+	if p, err := js.CoreV1().Pods(ns).Get(ctx, "web", metav1.GetOptions{}); err != nil || p.Spec.NodeName != "node-1" {
+		t.Fatalf("after a protobuf binding: %v, %v", p, err)
+	}
+
+	if _, err := pb.AppsV1().Deployments(ns).Create(ctx, makeDeployment("web", 2), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	scale, err := pb.AppsV1().Deployments(ns).GetScale(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale.Spec.Replicas = 0
+	if _, err := pb.AppsV1().Deployments(ns).UpdateScale(ctx, "web", scale, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update scale: %v", err)
+	}
+	if d, err := js.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{}); err != nil || *d.Spec.Replicas != 0 {
+		t.Fatalf("after a protobuf scale to 0: %v, %v", d, err)
+	}
+}
