@@ -105,18 +105,19 @@ func (f *fallbackStream) Header() (metadata.MD, error) {
 
 func (f *fallbackStream) decide() (metadata.MD, error) {
 	md, err := f.ClientStream.Header()
-	if err != nil || len(md) > 0 {
-		return md, err
-	}
-	// Ended without headers: its status says why.
-	probe := &emptypb.Empty{}
-	rerr := f.ClientStream.RecvMsg(probe)
-	if rerr == nil {
-		f.pending = probe.ProtoReflect().GetUnknown()
+	if err == nil && len(md) > 0 {
 		return md, nil
 	}
-	if !fallsBack(rerr) {
-		f.err = rerr
+	if err == nil {
+		// Ended without headers: its status says why.
+		probe := &emptypb.Empty{}
+		if err = f.ClientStream.RecvMsg(probe); err == nil {
+			f.pending = probe.ProtoReflect().GetUnknown()
+			return md, nil
+		}
+	}
+	if !fallsBack(err) {
+		f.err = err // RecvMsg returns it, as a stream that ended does
 		return md, nil
 	}
 	s, err := f.api.NewStream(f.ctx, f.desc, f.method, f.opts...)
