@@ -66,6 +66,11 @@ func init() {
 	}, row: rowFunc(func(s *corev1.Secret, now time.Time) []any {
 		return []any{s.GetMetadata().GetName(), s.GetType(), int64(len(s.GetData()) + len(s.GetStringData())), since(s.GetMetadata().GetCreationTimestamp(), now)}
 	})})
+	register(&corev1.ResourceQuota{}, handler{columns: []Column{
+		nameColumn, ageColumn,
+		{Name: "Request", Type: "string", Description: "Request represents a minimum amount of cpu/memory that a container may consume."},
+		{Name: "Limit", Type: "string", Description: "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."},
+	}, row: rowFunc(quotaCells)})
 	register(&corev1.ServiceAccount{}, handler{columns: []Column{
 		nameColumn,
 		{Name: "Secrets", Type: "string", Description: "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use."},
@@ -222,4 +227,29 @@ func serviceExternalIP(s *corev1.Service) string {
 		return spec.GetExternalName()
 	}
 	return orNone(strings.Join(ips, ","))
+}
+
+// quotaCells lists each enforced resource as "<name>: <used>/<hard>",
+// limits.* under LIMIT and the rest under REQUEST, sorted by name.
+func quotaCells(q *corev1.ResourceQuota, now time.Time) []any {
+	hard, used := q.GetStatus().GetHard(), q.GetStatus().GetUsed()
+	names := make([]string, 0, len(hard))
+	for n := range hard {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var requests, limits []string
+	for _, n := range names {
+		u := used[n]
+		if u == "" {
+			u = "0"
+		}
+		entry := n + ": " + u + "/" + hard[n]
+		if strings.HasPrefix(n, "limits.") {
+			limits = append(limits, entry)
+		} else {
+			requests = append(requests, entry)
+		}
+	}
+	return []any{q.GetMetadata().GetName(), since(q.GetMetadata().GetCreationTimestamp(), now), strings.Join(requests, ", "), strings.Join(limits, ", ")}
 }

@@ -8,9 +8,10 @@ import (
 	coordinationv1 "podline.dev/proto/coordination/v1"
 	discoveryv1 "podline.dev/proto/discovery/v1"
 	rbacv1 "podline.dev/proto/rbac/v1"
+	schedulingv1 "podline.dev/proto/scheduling/v1"
 )
 
-// Leases, EndpointSlices and the RBAC kinds.
+// Leases, EndpointSlices, PriorityClasses and the RBAC kinds.
 
 func init() {
 	register(&coordinationv1.Lease{}, handler{columns: []Column{
@@ -42,6 +43,15 @@ func init() {
 			addrs = append(addrs, e.GetAddresses()...)
 		}
 		return []any{s.GetMetadata().GetName(), s.GetAddressType(), firstThree(ports), firstThree(addrs), since(s.GetMetadata().GetCreationTimestamp(), now)}
+	})})
+	register(&schedulingv1.PriorityClass{}, handler{columns: []Column{
+		nameColumn,
+		{Name: "Value", Type: "integer", Description: "value represents the integer value of this priority class."},
+		{Name: "Global-Default", Type: "boolean", Description: "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class."},
+		ageColumn,
+		{Name: "PreemptionPolicy", Type: "string", Description: "preemptionPolicy is the Policy for preempting pods with lower priority."},
+	}, row: rowFunc(func(pc *schedulingv1.PriorityClass, now time.Time) []any {
+		return []any{pc.GetMetadata().GetName(), int64(pc.GetValue()), pc.GetGlobalDefault(), since(pc.GetMetadata().GetCreationTimestamp(), now), pc.GetPreemptionPolicy()}
 	})})
 	roleColumns := []Column{nameColumn, {Name: "Created At", Type: "string", Format: "date", Description: "CreationTimestamp is the time the object was created."}}
 	register(&rbacv1.Role{}, handler{columns: roleColumns, row: rowFunc(func(r *rbacv1.Role, _ time.Time) []any {

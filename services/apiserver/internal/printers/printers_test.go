@@ -19,6 +19,7 @@ import (
 	discoveryv1 "podline.dev/proto/discovery/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	rbacv1 "podline.dev/proto/rbac/v1"
+	schedulingv1 "podline.dev/proto/scheduling/v1"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/")
@@ -163,10 +164,20 @@ func goldenLists() map[string]proto.Message {
 		"secrets": &corev1.SecretList{Items: []*corev1.Secret{
 			{Metadata: meta("token", time.Hour), Type: "Opaque", Data: map[string][]byte{"a": {1}, "b": {2}}},
 		}},
+		"resourcequotas": &corev1.ResourceQuotaList{Items: []*corev1.ResourceQuota{
+			{Metadata: meta("compute", time.Hour), Status: &corev1.ResourceQuotaStatus{
+				Hard: map[string]string{"pods": "10", "requests.cpu": "2", "limits.memory": "4Gi", "limits.cpu": "4"},
+				Used: map[string]string{"pods": "3", "requests.cpu": "500m", "limits.cpu": "1"}}},
+			{Metadata: meta("unenforced", time.Hour)},
+		}},
 		"serviceaccounts": &corev1.ServiceAccountList{Items: []*corev1.ServiceAccount{{Metadata: meta("default", time.Hour)}}},
 		"leases": &coordinationv1.LeaseList{Items: []*coordinationv1.Lease{
 			{Metadata: meta("kube-scheduler", time.Hour), Spec: &coordinationv1.LeaseSpec{HolderIdentity: proto.String("scheduler-1_3f2a")}},
 			{Metadata: meta("unheld", time.Hour), Spec: &coordinationv1.LeaseSpec{}},
+		}},
+		"priorityclasses": &schedulingv1.PriorityClassList{Items: []*schedulingv1.PriorityClass{
+			{Metadata: meta("system-node-critical", time.Hour), Value: 2000001000, PreemptionPolicy: proto.String("PreemptLowerPriority")},
+			{Metadata: meta("batch", time.Hour), Value: -5, GlobalDefault: true, PreemptionPolicy: proto.String("Never")},
 		}},
 		"roles": &rbacv1.RoleList{Items: []*rbacv1.Role{{Metadata: meta("reader", time.Hour)}}},
 		"rolebindings": &rbacv1.ClusterRoleBindingList{Items: []*rbacv1.ClusterRoleBinding{

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"podline.dev/proto/apis"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 )
@@ -117,5 +120,15 @@ func TestParseIncludeObject(t *testing.T) {
 	}
 	if _, err := ParseIncludeObject("Everything"); err == nil {
 		t.Error("includeObject=Everything accepted")
+	}
+}
+
+// Every kind podline serves prints with its own columns, not the default
+// name-and-age table.
+func TestEveryKindHasItsColumns(t *testing.T) {
+	for _, r := range apis.Resources {
+		if _, ok := handlers[protoreflect.FullName(r.Message())]; !ok {
+			t.Errorf("%s (%s) has no printer", r.Kind, r.Message())
+		}
 	}
 }
