@@ -99,7 +99,15 @@ func (p *paths) addGroup(g apis.Group) error {
 		if err != nil {
 			return err
 		}
-		p.add(r, p.b.ref(kind), p.b.ref(list), statusRef, patchRef)
+		var scaleRef *Schema
+		if r.Scale {
+			scale, err := message("podline.autoscaling.v1.Scale")
+			if err != nil {
+				return err
+			}
+			scaleRef = p.b.ref(scale)
+		}
+		p.add(r, p.b.ref(kind), p.b.ref(list), statusRef, patchRef, scaleRef)
 	}
 	return nil
 }

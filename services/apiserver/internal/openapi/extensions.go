@@ -79,6 +79,9 @@ var quantityFields = map[protoreflect.FullName]bool{
 	"podline.core.v1.NodeStatus.allocatable":          true,
 	"podline.core.v1.ResourceFieldSelector.divisor":   true,
 	"podline.core.v1.EmptyDirVolumeSource.size_limit": true,
+	"podline.core.v1.ResourceQuotaSpec.hard":          true,
+	"podline.core.v1.ResourceQuotaStatus.hard":        true,
+	"podline.core.v1.ResourceQuotaStatus.used":        true,
 }
 
 // required lists the fields Kubernetes' schema marks required.

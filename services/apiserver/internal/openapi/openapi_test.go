@@ -173,6 +173,22 @@ func TestPatchOperationsOfferFieldValidation(t *testing.T) {
 	}
 }
 
+// kubectl scale finds the Scale kind in discovery; OpenAPI describes the
+// subresource too, as autoscaling/v1 Scale.
+func TestScaleSubresourceIsAutoscalingScale(t *testing.T) {
+	doc := v3(t, build(t), "apis/apps/v1")
+	item := doc.Paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"]
+	if item == nil || item.Patch == nil || item.Get == nil {
+		t.Fatal("no deployments/scale operations")
+	}
+	if item.Get.GVK != (GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}) || item.Get.OperationID != "readAppsV1NamespacedDeploymentScale" {
+		t.Errorf("scale GET: %+v %s", item.Get.GVK, item.Get.OperationID)
+	}
+	if s := doc.Components.Schemas["io.k8s.api.autoscaling.v1.Scale"]; s == nil || s.Properties["spec"] == nil || len(s.GroupVersionKind) != 1 || s.GroupVersionKind[0].Kind != "Scale" {
+		t.Errorf("Scale schema %+v", s)
+	}
+}
+
 func TestOperationIDsReadAsKubernetes(t *testing.T) {
 	doc := v3(t, build(t), "apis/rbac.authorization.k8s.io/v1")
 	got := doc.Paths["/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings"].Get.OperationID

@@ -108,10 +108,10 @@ func (p *paths) writeParams(patch bool) []parameter {
 }
 
 // op makes an operation answering with the schema res.
-func (p *paths) op(action, verb, id string, r apis.Resource, kind string, res *Schema, params []parameter, in *Schema, consumes []string) *operation {
+func (p *paths) op(action, verb, id string, r apis.Resource, gvk GVK, res *Schema, params []parameter, in *Schema, consumes []string) *operation {
 	o := &operation{
-		Description: verb + " " + kind, OperationID: id, Tags: []string{tag(r.Group)}, Parameters: params,
-		Action: action, GVK: GVK{Group: r.Group.Name, Version: r.Group.Version, Kind: r.Kind},
+		Description: verb + " " + gvk.Kind, OperationID: id, Tags: []string{tag(r.Group)}, Parameters: params,
+		Action: action, GVK: gvk,
 		Responses: map[string]response{"200": p.response(res), "401": {Description: "Unauthorized"}},
 	}
 	if in != nil {
@@ -141,8 +141,10 @@ func (p *paths) response(s *Schema) response {
 	return response{Description: "OK", Content: map[string]mediaType{"application/json": {Schema: s}}}
 }
 
-// add writes the collection, object and status paths of one resource.
-func (p *paths) add(r apis.Resource, kindRef, listRef, statusRef, patchRef *Schema) {
+// add writes the collection, object, status and scale paths of one
+// resource; scaleRef is autoscaling/v1 Scale.
+func (p *paths) add(r apis.Resource, kindRef, listRef, statusRef, patchRef, scaleRef *Schema) {
+	gvk := GVK{Group: r.Group.Name, Version: r.Group.Version, Kind: r.Kind}
 	name := p.param("name", "path", "string", "name of the "+r.Kind, true)
 	ns := p.param("namespace", "path", "string", "object name and auth scope, such as for teams and projects", true)
 	pretty := p.param("pretty", "query", "string", "If 'true', then the output is pretty printed.", false)
@@ -153,28 +155,37 @@ func (p *paths) add(r apis.Resource, kindRef, listRef, statusRef, patchRef *Sche
 		common = []parameter{ns, pretty}
 		// Kubernetes also lists a namespaced kind across all namespaces.
 		p.m[r.Group.PathPrefix()+"/"+r.Name] = &pathItem{
-			Get:        p.op("list", "list or watch objects of kind", "list"+idOf(r, "ForAllNamespaces"), r, r.Kind, listRef, p.listParams(), nil, nil),
+			Get:        p.op("list", "list or watch objects of kind", "list"+idOf(r, "ForAllNamespaces"), r, gvk, listRef, p.listParams(), nil, nil),
 			Parameters: []parameter{pretty},
 		}
 	}
 	p.m[collection] = &pathItem{
-		Get:        p.op("list", "list or watch objects of kind", "list"+idOf(r, scope), r, r.Kind, listRef, p.listParams(), nil, nil),
-		Post:       p.op("post", "create a", "create"+idOf(r, scope), r, r.Kind, kindRef, p.writeParams(false), kindRef, jsonTypes),
+		Get:        p.op("list", "list or watch objects of kind", "list"+idOf(r, scope), r, gvk, listRef, p.listParams(), nil, nil),
+		Post:       p.op("post", "create a", "create"+idOf(r, scope), r, gvk, kindRef, p.writeParams(false), kindRef, jsonTypes),
 		Parameters: common,
 	}
 	item := &pathItem{
-		Get:        p.op("get", "read the specified", "read"+idOf(r, scope), r, r.Kind, kindRef, nil, nil, nil),
-		Put:        p.op("put", "replace the specified", "replace"+idOf(r, scope), r, r.Kind, kindRef, p.writeParams(false), kindRef, jsonTypes),
-		Patch:      p.op("patch", "partially update the specified", "patch"+idOf(r, scope), r, r.Kind, kindRef, p.writeParams(true), patchRef, patchTypes),
-		Delete:     p.op("delete", "delete a", "delete"+idOf(r, scope), r, r.Kind, statusRef, []parameter{p.param("dryRun", "query", "string", "When present, indicates that modifications should not be persisted.", false), p.param("gracePeriodSeconds", "query", "integer", "The duration in seconds before the object should be deleted.", false), p.param("propagationPolicy", "query", "string", "Whether and how garbage collection will be performed.", false)}, nil, nil),
+		Get:        p.op("get", "read the specified", "read"+idOf(r, scope), r, gvk, kindRef, nil, nil, nil),
+		Put:        p.op("put", "replace the specified", "replace"+idOf(r, scope), r, gvk, kindRef, p.writeParams(false), kindRef, jsonTypes),
+		Patch:      p.op("patch", "partially update the specified", "patch"+idOf(r, scope), r, gvk, kindRef, p.writeParams(true), patchRef, patchTypes),
+		Delete:     p.op("delete", "delete a", "delete"+idOf(r, scope), r, gvk, statusRef, []parameter{p.param("dryRun", "query", "string", "When present, indicates that modifications should not be persisted.", false), p.param("gracePeriodSeconds", "query", "integer", "The duration in seconds before the object should be deleted.", false), p.param("propagationPolicy", "query", "string", "Whether and how garbage collection will be performed.", false)}, nil, nil),
 		Parameters: append([]parameter{name}, common...),
 	}
 	p.m[collection+"/{name}"] = item
+	if r.Scale {
+		scale := GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+		p.m[collection+"/{name}/scale"] = &pathItem{
+			Get:        p.op("get", "read scale of the specified", "read"+idOf(r, scope)+"Scale", r, scale, scaleRef, nil, nil, nil),
+			Put:        p.op("put", "replace scale of the specified", "replace"+idOf(r, scope)+"Scale", r, scale, scaleRef, p.writeParams(false), scaleRef, jsonTypes),
+			Patch:      p.op("patch", "partially update scale of the specified", "patch"+idOf(r, scope)+"Scale", r, scale, scaleRef, p.writeParams(true), patchRef, patchTypes),
+			Parameters: append([]parameter{name}, common...),
+		}
+	}
 	if r.Status {
 		p.m[collection+"/{name}/status"] = &pathItem{
-			Get:        p.op("get", "read status of the specified", "read"+idOf(r, scope)+"Status", r, r.Kind, kindRef, nil, nil, nil),
-			Put:        p.op("put", "replace status of the specified", "replace"+idOf(r, scope)+"Status", r, r.Kind, kindRef, p.writeParams(false), kindRef, jsonTypes),
-			Patch:      p.op("patch", "partially update status of the specified", "patch"+idOf(r, scope)+"Status", r, r.Kind, kindRef, p.writeParams(true), patchRef, patchTypes),
+			Get:        p.op("get", "read status of the specified", "read"+idOf(r, scope)+"Status", r, gvk, kindRef, nil, nil, nil),
+			Put:        p.op("put", "replace status of the specified", "replace"+idOf(r, scope)+"Status", r, gvk, kindRef, p.writeParams(false), kindRef, jsonTypes),
+			Patch:      p.op("patch", "partially update status of the specified", "patch"+idOf(r, scope)+"Status", r, gvk, kindRef, p.writeParams(true), patchRef, patchTypes),
 			Parameters: append([]parameter{name}, common...),
 		}
 	}

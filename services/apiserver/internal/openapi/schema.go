@@ -79,6 +79,12 @@ var scalarDefinitions = map[protoreflect.FullName]struct {
 // the OpenAPI version (eitherType).
 const intOrStringDef = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 
+// subresourceKinds are kinds that are no resource of their own, only the
+// body of subresources.
+var subresourceKinds = map[protoreflect.FullName]GVK{
+	"podline.autoscaling.v1.Scale": {Group: "autoscaling", Version: "v1", Kind: "Scale"},
+}
+
 // Definition names of the string forms a descriptor cannot name.
 const (
 	quantityDef = "io.k8s.apimachinery.pkg.api.resource.Quantity"
@@ -148,7 +154,9 @@ func (b *builder) object(md protoreflect.MessageDescriptor) *Schema {
 		s.Properties[fd.JSONName()] = p
 	}
 	s.Required = required[md.FullName()]
-	if r, ok := apis.ByMessage(string(md.FullName())); ok {
+	if gvk, ok := subresourceKinds[md.FullName()]; ok {
+		s.GroupVersionKind = []GVK{gvk}
+	} else if r, ok := apis.ByMessage(string(md.FullName())); ok {
 		s.GroupVersionKind = []GVK{{Group: r.Group.Name, Version: r.Group.Version, Kind: r.Kind}}
 	} else if r, ok := apis.ByMessage(strings.TrimSuffix(string(md.FullName()), "List")); ok && strings.HasSuffix(string(md.Name()), "List") {
 		s.GroupVersionKind = []GVK{{Group: r.Group.Name, Version: r.Group.Version, Kind: r.Kind + "List"}}
