@@ -198,4 +198,8 @@ func TestOperationIDsReadAsKubernetes(t *testing.T) {
 	if got := doc.Paths["/apis/rbac.authorization.k8s.io/v1/rolebindings"].Get.OperationID; got != "listRbacAuthorizationV1RoleBindingForAllNamespaces" {
 		t.Errorf("operationId %q", got)
 	}
+	if del := doc.Paths["/apis/rbac.authorization.k8s.io/v1/clusterroles"].Delete; del == nil || del.Action != "deletecollection" ||
+		del.OperationID != "deleteCollectionRbacAuthorizationV1ClusterRole" {
+		t.Errorf("clusterroles DELETE %+v", del)
+	}
 }

@@ -107,6 +107,14 @@ func (p *paths) writeParams(patch bool) []parameter {
 	return out
 }
 
+func (p *paths) deleteParams() []parameter {
+	return []parameter{
+		p.param("dryRun", "query", "string", "When present, indicates that modifications should not be persisted.", false),
+		p.param("gracePeriodSeconds", "query", "integer", "The duration in seconds before the object should be deleted.", false),
+		p.param("propagationPolicy", "query", "string", "Whether and how garbage collection will be performed: Orphan, Background or Foreground.", false),
+	}
+}
+
 // op makes an operation answering with the schema res.
 func (p *paths) op(action, verb, id string, r apis.Resource, gvk GVK, res *Schema, params []parameter, in *Schema, consumes []string) *operation {
 	o := &operation{
@@ -160,15 +168,17 @@ func (p *paths) add(r apis.Resource, kindRef, listRef, statusRef, patchRef, scal
 		}
 	}
 	p.m[collection] = &pathItem{
-		Get:        p.op("list", "list or watch objects of kind", "list"+idOf(r, scope), r, gvk, listRef, p.listParams(), nil, nil),
-		Post:       p.op("post", "create a", "create"+idOf(r, scope), r, gvk, kindRef, p.writeParams(false), kindRef, jsonTypes),
+		Get:  p.op("list", "list or watch objects of kind", "list"+idOf(r, scope), r, gvk, listRef, p.listParams(), nil, nil),
+		Post: p.op("post", "create a", "create"+idOf(r, scope), r, gvk, kindRef, p.writeParams(false), kindRef, jsonTypes),
+		Delete: p.op("deletecollection", "delete collection of", "deleteCollection"+idOf(r, scope), r, gvk, statusRef,
+			append(p.listParams(), p.deleteParams()...), nil, nil),
 		Parameters: common,
 	}
 	item := &pathItem{
 		Get:        p.op("get", "read the specified", "read"+idOf(r, scope), r, gvk, kindRef, nil, nil, nil),
 		Put:        p.op("put", "replace the specified", "replace"+idOf(r, scope), r, gvk, kindRef, p.writeParams(false), kindRef, jsonTypes),
 		Patch:      p.op("patch", "partially update the specified", "patch"+idOf(r, scope), r, gvk, kindRef, p.writeParams(true), patchRef, patchTypes),
-		Delete:     p.op("delete", "delete a", "delete"+idOf(r, scope), r, gvk, statusRef, []parameter{p.param("dryRun", "query", "string", "When present, indicates that modifications should not be persisted.", false), p.param("gracePeriodSeconds", "query", "integer", "The duration in seconds before the object should be deleted.", false), p.param("propagationPolicy", "query", "string", "Whether and how garbage collection will be performed.", false)}, nil, nil),
+		Delete:     p.op("delete", "delete a", "delete"+idOf(r, scope), r, gvk, statusRef, p.deleteParams(), nil, nil),
 		Parameters: append([]parameter{name}, common...),
 	}
 	p.m[collection+"/{name}"] = item
