@@ -113,61 +113,66 @@ func ParseFieldsV1(text string) (FieldSet, error) {
 }
 
 // FieldsOf returns the members of an object's fields, following the list
-// rules of schema.go. skip says which top-level paths are not tracked.
+// rules of schema.go. skip says which paths are not tracked.
 func FieldsOf(obj map[string]any, skip func(path []string) bool) FieldSet {
 	s := FieldSet{}
-	var walkObj func(m map[string]any, path, names []string)
-	var walkVal func(v any, path, names []string)
-	walkVal = func(v any, path, names []string) {
-		switch x := v.(type) {
-		case map[string]any:
-			if len(x) == 0 {
-				s.add(path)
-				return
-			}
-			walkObj(x, path, names)
-		case []any:
-			rule := Rule(names)
-			switch rule.Kind {
-			case Map:
-				for _, item := range x {
-					m, ok := item.(map[string]any)
-					if !ok {
-						continue
-					}
-					ip := appendPath(path, keyElement(rule.Key, m[rule.Key]))
-					s.add(appendPath(ip, "."))
-					walkObj(m, ip, names)
-				}
-				if len(x) == 0 {
-					s.add(path)
-				}
-			case Set:
-				for _, item := range x {
-					b, _ := json.Marshal(item)
-					s.add(appendPath(path, "v:"+string(b)))
-				}
-				if len(x) == 0 {
-					s.add(path)
-				}
-			default:
-				s.add(path)
-			}
-		default:
-			s.add(path)
-		}
-	}
-	walkObj = func(m map[string]any, path, names []string) {
-		for k, v := range m {
-			p := appendPath(path, "f:"+k)
-			if skip != nil && skip(p) {
-				continue
-			}
-			walkVal(v, p, appendPath(names, k))
-		}
-	}
-	walkObj(obj, nil, nil)
+	collectObject(s, obj, nil, nil, skip)
 	return s
+}
+
+// collectObject adds the members under an object at path; names is the
+// path's field names, which the list rules match.
+func collectObject(s FieldSet, m map[string]any, path, names []string, skip func([]string) bool) {
+	for k, v := range m {
+		p := appendPath(path, "f:"+k)
+		if skip != nil && skip(p) {
+			continue
+		}
+		collect(s, v, p, appendPath(names, k), skip)
+	}
+}
+
+// collect adds the members of the value at path.
+func collect(s FieldSet, v any, path, names []string, skip func([]string) bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			s.add(path)
+			return
+		}
+		collectObject(s, x, path, names, skip)
+	case []any:
+		rule := Rule(names)
+		if rule.Kind == Atomic || len(x) == 0 {
+			s.add(path)
+			return
+		}
+		for _, item := range x {
+			collectItem(s, item, rule, path, names, skip)
+		}
+	default:
+		s.add(path)
+	}
+}
+
+// collectItem adds the members of one item of a merging list.
+func collectItem(s FieldSet, item any, rule ListRule, path, names []string, skip func([]string) bool) {
+	if rule.Kind == Set {
+		s.add(appendPath(path, setElement(item)))
+		return
+	}
+	m, ok := item.(map[string]any)
+	if !ok {
+		return
+	}
+	ip := appendPath(path, keyElement(rule.Key, m[rule.Key]))
+	s.add(appendPath(ip, "."))
+	collectObject(s, m, ip, names, skip)
+}
+
+func setElement(v any) string {
+	b, _ := json.Marshal(v)
+	return "v:" + string(b)
 }
 
 func keyElement(key string, v any) string {

@@ -55,17 +55,7 @@ func (m Managed) prune() Managed {
 // else's, and the fields it removed are no one's. Only the writer's entry
 // gets a new time; a write that changes nothing changes no entry.
 func (m Managed) Update(prev, next map[string]any, manager, apiVersion, subresource string, now int64, skip func([]string) bool) Managed {
-	after := FieldsOf(next, skip)
-	before := FieldsOf(prev, skip)
-	changed := FieldSet{}
-	for k, p := range after {
-		nv, _ := ValueAt(next, p)
-		pv, ok := ValueAt(prev, p)
-		if !ok || !Equal(nv, pv) {
-			changed[k] = p
-		}
-	}
-	removed := before.Difference(after)
+	changed, removed := diff(prev, next, skip)
 	if len(changed) == 0 && len(removed) == 0 {
 		return m
 	}

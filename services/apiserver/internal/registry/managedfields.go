@@ -63,10 +63,16 @@ func (r *Registry) untracked(subresource string) func(path []string) bool {
 	}
 }
 
-// toValues decodes an object into JSON values.
+// toValues decodes an object into JSON values, without its managedFields
+// (no manager owns them, and they are the largest part of many objects).
 func toValues(obj object.Object) (map[string]any, error) {
 	if obj == nil {
 		return nil, nil
+	}
+	if md := obj.GetMetadata(); md != nil && len(md.ManagedFields) > 0 {
+		saved := md.ManagedFields
+		md.ManagedFields = nil
+		defer func() { md.ManagedFields = saved }()
 	}
 	b, err := k8sjson.Marshal(obj)
 	if err != nil {
