@@ -2,11 +2,14 @@ package compat
 
 import (
 	"bufio"
+	"flag"
+	"fmt"
 	"os"
 	"reflect"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,93 +18,132 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
+const fieldTablePath = "../../services/apiserver/internal/k8sproto/fields.txt"
+
+var updateFieldTable = flag.Bool("update-k8sproto-table", false,
+	"rewrite the message blocks of "+fieldTablePath+" from the k8s.io/api Go types, for the kinds its kind lines name")
+
 // The apiserver reads Kubernetes' protobuf through a table of field
 // numbers, JSON names and types (services/apiserver/internal/k8sproto/
-// fields.txt). This test holds every line of it against the protobuf and
-// JSON tags of the real k8s.io/api Go types, message by message from each
-// kind the table names, and fails on any field either side lacks.
+// fields.txt). This test derives the same table from the protobuf and JSON
+// tags of the real k8s.io/api Go types, from each kind the table names
+// through every message it reaches, and fails on any line that differs. To
+// serve a new kind, add its kind line and run
+// go test -run ProtobufTable -update-k8sproto-table.
 func TestProtobufTableMatchesKubernetesTypes(t *testing.T) {
-	tbl := readFieldTable(t, "../../services/apiserver/internal/k8sproto/fields.txt")
-	c := &tableCheck{t: t, tbl: tbl, seen: map[string]bool{}}
+	tbl := readFieldTable(t, fieldTablePath)
+	d := &tableDeriver{t: t, messages: map[string][]string{}}
 	for _, k := range tbl.kinds {
 		gv := k[0]
 		if gv == "*" {
 			gv = "v1"
 		}
-		gvk := schema.FromAPIVersionAndKind(gv, k[1])
-		obj, err := scheme.Scheme.New(gvk)
+		obj, err := scheme.Scheme.New(schema.FromAPIVersionAndKind(gv, k[1]))
 		if err != nil {
 			t.Errorf("kind %s %s: %v", k[0], k[1], err)
 			continue
 		}
-		c.message(k[2], reflect.TypeOf(obj).Elem())
-	}
-	for name := range tbl.messages {
-		if !c.seen[name] {
-			t.Errorf("message %s is in the table but no kind reaches it", name)
+		if got := d.message(reflect.TypeOf(obj).Elem()); got != k[2] {
+			t.Errorf("kind %s %s names message %s; its Go type is %s", k[0], k[1], k[2], got)
 		}
 	}
-	if len(c.seen) < 200 {
-		t.Fatalf("only %d messages checked", len(c.seen))
+	if *updateFieldTable {
+		writeFieldTable(t, fieldTablePath, tbl, d.messages)
+		return
+	}
+	for _, name := range sortedUnion(tbl.messages, d.messages) {
+		have, want := tbl.messages[name], d.messages[name]
+		if !slices.Equal(have, want) {
+			t.Errorf("message %s:\nthe table has\n  %s\nk8s.io/api has\n  %s", name,
+				strings.Join(have, "\n  "), strings.Join(want, "\n  "))
+		}
+	}
+	if len(d.messages) < 200 {
+		t.Fatalf("only %d messages derived", len(d.messages))
 	}
 }
 
-type tableField struct{ json, typ string }
-
+// fieldTable is the text form: a comment header, kind lines, then message
+// blocks of "<number> <jsonName> <type>" lines.
 type fieldTable struct {
+	header   []string
 	kinds    [][3]string
-	messages map[string]map[int]tableField
+	messages map[string][]string
 }
 
-// readFieldTable reads the table's text form: kind lines, then message
-// blocks of "<number> <jsonName> <type>" lines.
 func readFieldTable(t *testing.T, path string) *fieldTable {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tbl := &fieldTable{messages: map[string]map[int]tableField{}}
-	var cur map[int]tableField
+	tbl := &fieldTable{messages: map[string][]string{}}
+	var cur string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		w := strings.Fields(sc.Text())
+		line := sc.Text()
+		w := strings.Fields(line)
 		switch {
-		case len(w) == 0 || strings.HasPrefix(w[0], "#"):
+		case strings.HasPrefix(line, "#"):
+			tbl.header = append(tbl.header, line)
+		case len(w) == 0:
 		case w[0] == "kind":
 			tbl.kinds = append(tbl.kinds, [3]string{w[1], w[2], w[3]})
 		case w[0] == "message":
-			cur = map[int]tableField{}
-			tbl.messages[w[1]] = cur
+			cur = w[1]
+			tbl.messages[cur] = []string{}
 		default:
-			n, _ := strconv.Atoi(w[0])
-			cur[n] = tableField{json: w[1], typ: w[2]}
+			tbl.messages[cur] = append(tbl.messages[cur], strings.Join(w, " "))
 		}
 	}
 	return tbl
 }
 
-type tableCheck struct {
-	t    *testing.T
-	tbl  *fieldTable
-	seen map[string]bool
+func writeFieldTable(t *testing.T, path string, tbl *fieldTable, messages map[string][]string) {
+	var b strings.Builder
+	for _, h := range tbl.header {
+		fmt.Fprintln(&b, h)
+	}
+	for _, k := range tbl.kinds {
+		fmt.Fprintf(&b, "kind %s %s %s\n", k[0], k[1], k[2])
+	}
+	for _, name := range sortedUnion(messages, nil) {
+		fmt.Fprintf(&b, "\nmessage %s\n%s\n", name, strings.Join(messages[name], "\n"))
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
-// message checks one table message against the Go struct it stands for.
-func (c *tableCheck) message(name string, typ reflect.Type) {
-	if c.seen[name] {
-		return
+func sortedUnion(a, b map[string][]string) []string {
+	var names []string
+	for n := range a {
+		names = append(names, n)
 	}
-	c.seen[name] = true
-	fields, ok := c.tbl.messages[name]
-	if !ok {
-		c.t.Errorf("no message %s in the table (Go type %s)", name, typ)
-		return
+	for n := range b {
+		if _, ok := a[n]; !ok {
+			names = append(names, n)
+		}
 	}
-	if want := pkgShort(typ) + "." + typ.Name(); want != name {
-		c.t.Errorf("message %s stands for Go type %s", name, want)
+	slices.Sort(names)
+	return names
+}
+
+// tableDeriver writes the table's lines for Go types, message by message.
+type tableDeriver struct {
+	t        *testing.T
+	messages map[string][]string
+}
+
+// message derives the lines of a Go struct and of every struct it reaches,
+// and returns its message name.
+func (d *tableDeriver) message(typ reflect.Type) string {
+	name := pkgShort(typ) + "." + typ.Name()
+	if _, done := d.messages[name]; done {
+		return name
 	}
-	found := map[int]bool{}
+	d.messages[name] = nil
+	lines := []string{}
 	for i := range typ.NumField() {
 		sf := typ.Field(i)
 		pb, ok := sf.Tag.Lookup("protobuf")
@@ -109,36 +151,26 @@ func (c *tableCheck) message(name string, typ reflect.Type) {
 			continue
 		}
 		parts := strings.Split(pb, ",")
-		num, _ := strconv.Atoi(parts[1])
-		found[num] = true
-		tf, ok := fields[num]
-		where := name + " field " + strconv.Itoa(num) + " (" + sf.Name + ")"
-		if !ok {
-			c.t.Errorf("%s is not in the table", where)
-			continue
-		}
-		jsonTag := sf.Tag.Get("json")
-		jsonName, opts, _ := strings.Cut(jsonTag, ",")
-		if sf.Anonymous && jsonName == "" {
-			if !strings.HasPrefix(tf.json, "...") {
-				c.t.Errorf("%s is an embedded struct; the table does not inline it", where)
+		protoName := lowerFirst(sf.Name)
+		for _, p := range parts {
+			if n, ok := strings.CutPrefix(p, "name="); ok {
+				protoName = n
 			}
-		} else if tf.json != jsonName {
-			c.t.Errorf("%s: table says JSON name %q, Go says %q", where, tf.json, jsonName)
 		}
-		pointer := sf.Type.Kind() == reflect.Pointer
-		keepZero := pointer || !strings.Contains(opts, "omitempty")
-		if want := c.typeName(sf.Type, keepZero); tf.typ != want {
-			c.t.Errorf("%s: table says type %s, Go says %s", where, tf.typ, want)
+		jsonName, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if sf.Anonymous && jsonName == "" {
+			jsonName = "..." + protoName
+		} else if jsonName != protoName {
+			d.t.Errorf("%s.%s: JSON name %q differs from its protobuf name %q", name, sf.Name, jsonName, protoName)
 		}
+		keepZero := sf.Type.Kind() == reflect.Pointer || !strings.Contains(opts, "omitempty")
+		lines = append(lines, parts[1]+" "+jsonName+" "+d.typeName(sf.Type, keepZero))
 	}
-	for num := range fields {
-		if !found[num] {
-			c.t.Errorf("%s field %d is in the table but not in Go type %s", name, num, typ)
-		}
-	}
+	d.messages[name] = lines
+	return name
 }
 
+// specialTypes are read as their own JSON forms, not as messages.
 var specialTypes = map[reflect.Type]string{
 	reflect.TypeFor[metav1.Time]():        "time",
 	reflect.TypeFor[metav1.MicroTime]():   "microtime",
@@ -147,8 +179,9 @@ var specialTypes = map[reflect.Type]string{
 	reflect.TypeFor[metav1.FieldsV1]():    "rawjson",
 }
 
-// typeName is the table's type for a Go field type, checking messages it reaches.
-func (c *tableCheck) typeName(typ reflect.Type, keepZero bool) string {
+// typeName is the table's type for a Go field type; "*" marks a scalar
+// whose zero Go's JSON encoder writes.
+func (d *tableDeriver) typeName(typ reflect.Type, keepZero bool) string {
 	if typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
@@ -166,15 +199,13 @@ func (c *tableCheck) typeName(typ reflect.Type, keepZero bool) string {
 		if typ.Elem().Kind() == reflect.Uint8 {
 			return star + "bytes"
 		}
-		return "[]" + c.typeName(typ.Elem(), false)
+		return "[]" + d.typeName(typ.Elem(), false)
 	case reflect.Map:
-		return "map[" + c.typeName(typ.Key(), false) + "]" + c.typeName(typ.Elem(), false)
+		return "map[" + d.typeName(typ.Key(), false) + "]" + d.typeName(typ.Elem(), false)
 	case reflect.Struct:
-		name := pkgShort(typ) + "." + typ.Name()
-		c.message(name, typ)
-		return name
+		return d.message(typ)
 	}
-	c.t.Errorf("Go type %s has no table type", typ)
+	d.t.Errorf("Go type %s has no table type", typ)
 	return "?"
 }
 
@@ -184,4 +215,10 @@ func pkgShort(typ reflect.Type) string {
 	p := strings.TrimPrefix(typ.PkgPath(), "k8s.io/api/")
 	p = strings.TrimPrefix(p, "k8s.io/apimachinery/pkg/apis/")
 	return strings.ReplaceAll(p, "/", ".")
+}
+
+func lowerFirst(s string) string {
+	r := []rune(s)
+	r[0] = unicode.ToLower(r[0])
+	return string(r)
 }
