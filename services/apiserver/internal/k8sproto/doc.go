@@ -10,5 +10,7 @@
 // podline's own .proto files, so the object is walked with protowire against
 // fields.txt: a table, per Kubernetes message, of field number, JSON name
 // and type. A field number the table does not know is refused, never
-// dropped.
+// dropped. e2e/compat derives the same table from the k8s.io/api Go types
+// and fails on any difference; its -update-k8sproto-table flag rewrites the
+// message blocks after a kind line is added.
 package k8sproto
