@@ -64,7 +64,8 @@ func init() {
 		{Name: "Data", Type: "string", Description: "Data contains the secret data."},
 		ageColumn,
 	}, row: rowFunc(func(s *corev1.Secret, now time.Time) []any {
-		return []any{s.GetMetadata().GetName(), s.GetType(), int64(len(s.GetData()) + len(s.GetStringData())), since(s.GetMetadata().GetCreationTimestamp(), now)}
+		// stringData is write-only: it is merged into data when written.
+		return []any{s.GetMetadata().GetName(), s.GetType(), int64(len(s.GetData())), since(s.GetMetadata().GetCreationTimestamp(), now)}
 	})})
 	register(&corev1.ResourceQuota{}, handler{columns: []Column{
 		nameColumn, ageColumn,
