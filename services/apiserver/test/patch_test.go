@@ -98,6 +98,15 @@ func TestPatchMergeAndJSONPatch(t *testing.T) {
 	if code != 422 || !strings.Contains(fmt.Sprint(at(out, "details.causes")), "metadata.labels") {
 		t.Fatalf("invalid result: %d %v", code, out)
 	}
+	// Unknown fields: dropped with a warning by default, 400 under Strict.
+	code, out, _ = c.do("PATCH", item, "application/merge-patch+json", []byte(`{"spec":{"foo":1}}`))
+	if code != 200 || at(out, "spec.foo") != nil {
+		t.Fatalf("unknown field, Warn: %d %v", code, at(out, "spec"))
+	}
+	code, out, _ = c.do("PATCH", item+"?fieldValidation=Strict", "application/merge-patch+json", []byte(`{"spec":{"foo":1}}`))
+	if code != 400 || !strings.Contains(out["message"].(string), `strict decoding error: unknown field "spec.foo"`) {
+		t.Fatalf("unknown field, Strict: %d %v", code, out)
+	}
 	// Malformed patches are 400; unknown patch types 415; a missing object 404.
 	if code, out, _ = c.do("PATCH", item, "application/merge-patch+json", []byte(`{"metadata":`)); code != 400 {
 		t.Fatalf("malformed: %d %v", code, out)

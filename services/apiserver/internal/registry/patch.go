@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"strings"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"sigs.k8s.io/yaml"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/k8sjson"
 	"podline.dev/pkg/object"
 	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/apiserver/internal/admission"
 	"podline.dev/services/apiserver/internal/patch"
 )
 
@@ -58,47 +61,66 @@ func (r *Registry) Patch(ctx context.Context, namespace, name string, opts Patch
 		return nil, err
 	}
 	wo := writeOpts{dryRun: opts.DryRun, status: opts.Subresource == "status", subresource: opts.Subresource, applied: opts.Type == ApplyPatch}
+	var warnings []string
 	out, err := r.guaranteedUpdate(ctx, namespace, name, wo, func(cur object.Object) (object.Object, error) {
-		return r.patchObject(cur, namespace, name, opts, apply)
+		next, w, err := r.patchObject(cur, namespace, name, opts, apply)
+		warnings = w // of the attempt that is written, not of retries
+		return next, err
 	})
 	if opts.Type == ApplyPatch && apierrors.IsNotFound(err) {
 		return r.applyCreate(ctx, namespace, name, opts, apply)
 	}
+	if err == nil {
+		warn(ctx, warnings)
+	}
 	return out, err
 }
 
+// warn sends decode warnings back as admission's are sent: "warning" gRPC
+// response headers, which the REST layer turns into Warning headers.
+func warn(ctx context.Context, warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	md := metadata.MD{}
+	for _, w := range warnings {
+		md.Append(admission.WarningMetadataKey, w)
+	}
+	_ = grpc.SetHeader(ctx, md)
+}
+
 // patchObject computes the patched object from cur.
-func (r *Registry) patchObject(cur object.Object, namespace, name string, opts PatchOptions, apply patcher) (object.Object, error) {
+func (r *Registry) patchObject(cur object.Object, namespace, name string, opts PatchOptions, apply patcher) (object.Object, []string, error) {
 	values, err := toValues(cur)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	managed, err := decodeManaged(cur.GetMetadata().GetManagedFields())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	patched, managed, err := apply(values, managed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	next, err := r.decodePatched(patched, opts.Validation)
+	next, warnings, err := r.decodePatched(patched, opts.Validation)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	md := next.GetMetadata()
 	if opts.Type == ApplyPatch {
 		md.ManagedFields = encodeManaged(managed)
 	}
 	if md.GetName() != name {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", md.GetName(), name))
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", md.GetName(), name))
 	}
 	if r.Resource.Namespaced && md.GetNamespace() != namespace {
-		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return nil, nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	if err := r.preconditionRV(md.GetResourceVersion(), cur); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return next, nil
+	return next, warnings, nil
 }
 
 // applyCreate creates the object a server-side apply describes.
@@ -107,10 +129,11 @@ func (r *Registry) applyCreate(ctx context.Context, namespace, name string, opts
 	if err != nil {
 		return nil, err
 	}
-	obj, err := r.decodePatched(patched, opts.Validation)
+	obj, warnings, err := r.decodePatched(patched, opts.Validation)
 	if err != nil {
 		return nil, err
 	}
+	defer warn(ctx, warnings)
 	md := obj.GetMetadata()
 	if md == nil {
 		setMetadata(obj, &metav1.ObjectMeta{})
@@ -123,19 +146,20 @@ func (r *Registry) applyCreate(ctx context.Context, namespace, name string, opts
 	return r.Create(ctx, namespace, obj, opts.DryRun)
 }
 
-func (r *Registry) decodePatched(v map[string]any, validation k8sjson.FieldValidation) (object.Object, error) {
+// decodePatched reads the patched object in the request's fieldValidation
+// mode: unknown fields are an error (Strict), a warning (Warn, the
+// default) or dropped (Ignore).
+func (r *Registry) decodePatched(v map[string]any, validation k8sjson.FieldValidation) (object.Object, []string, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, nil, apierrors.NewInternalError(err)
 	}
 	obj := r.New()
-	if validation != k8sjson.Strict {
-		validation = k8sjson.Ignore
+	warnings, err := k8sjson.Unmarshal(b, obj, validation)
+	if err != nil {
+		return nil, nil, r.invalidPatch(err)
 	}
-	if _, err := k8sjson.Unmarshal(b, obj, validation); err != nil {
-		return nil, r.invalidPatch(err)
-	}
-	return obj, nil
+	return obj, warnings, nil
 }
 
 // invalidPatch is the 422 of a patch whose result is not a valid object.
@@ -148,16 +172,34 @@ func (r *Registry) invalidPatch(err error) error {
 		return apierrors.NewBadRequest(err.Error())
 	}
 	se = apierrors.NewBadRequest(err.Error())
+	var strict *k8sjson.StrictError
+	if errors.As(err, &strict) {
+		// Unknown or duplicate fields under fieldValidation=Strict: 400, as
+		// for a request body.
+		se = apierrors.NewBadRequest(err.Error())
+		se.ErrStatus.Details = fieldCauses(err)
+		return se
+	}
 	se.ErrStatus.Code = 422
 	se.ErrStatus.Reason = apierrors.ReasonInvalid
-	if fes := k8sjson.FieldErrors(err); len(fes) > 0 {
-		d := &metav1.StatusDetails{Group: r.Resource.Group.Name, Kind: r.Resource.Kind}
-		for _, fe := range fes {
-			d.Causes = append(d.Causes, &metav1.StatusCause{Reason: string(fe.Reason), Message: fe.Message, Field: fe.Path})
-		}
+	if d := fieldCauses(err); d != nil {
+		d.Group, d.Kind = r.Resource.Group.Name, r.Resource.Kind
 		se.ErrStatus.Details = d
 	}
 	return se
+}
+
+// fieldCauses names each field the decoder refused.
+func fieldCauses(err error) *metav1.StatusDetails {
+	fes := k8sjson.FieldErrors(err)
+	if len(fes) == 0 {
+		return nil
+	}
+	d := &metav1.StatusDetails{}
+	for _, fe := range fes {
+		d.Causes = append(d.Causes, &metav1.StatusCause{Reason: string(fe.Reason), Message: fe.Message, Field: fe.Path})
+	}
+	return d
 }
 
 // patcher parses the patch once, before the object is read: a malformed
