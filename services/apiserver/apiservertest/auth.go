@@ -2,6 +2,7 @@ package apiservertest
 
 import (
 	"crypto/tls"
+	"io"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/pki"
+	"podline.dev/services/apiserver/internal/audit"
 	"podline.dev/services/apiserver/internal/authn"
 	"podline.dev/services/apiserver/internal/server"
 )
@@ -161,4 +163,9 @@ func sanitize(user string) string {
 		}
 	}
 	return string(out)
+}
+
+// WithAudit writes the audit log to w with policy p.
+func WithAudit(w io.Writer, p *audit.Policy) Option {
+	return func(c *config) { c.Audit = audit.NewLogger(w, p) }
 }

@@ -7,11 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/propagation"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-
 	"podline.dev/pkg/telemetry"
 )
 
@@ -19,9 +14,7 @@ import (
 // gRPC call, validation and the etcd transaction are spans of one trace,
 // and the stored object carries that trace's traceparent.
 func TestWriteContinuesCallersTraceAndStampsTheObject(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))
-	otel.SetTextMapPropagator(propagation.TraceContext{})
+	rec := recordSpans()
 	c, s := newREST(t)
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 	req, _ := http.NewRequest("POST", c.base+"/api/v1/namespaces/default/pods", bytes.NewReader([]byte(fmt.Sprintf(podJSON, "traced"))))

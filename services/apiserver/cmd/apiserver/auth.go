@@ -3,9 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"podline.dev/pkg/pki"
+	"podline.dev/services/apiserver/internal/audit"
 	"podline.dev/services/apiserver/internal/authn"
 	"podline.dev/services/apiserver/internal/server"
 )
@@ -20,6 +22,8 @@ type authFlags struct {
 	saIssuer       string
 	apiAudiences   string
 	authorizations string
+	auditLogPath   string
+	auditPolicy    string
 }
 
 func (f *authFlags) bind(fs *flag.FlagSet) {
@@ -28,6 +32,8 @@ func (f *authFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.saKeyFile, "service-account-key-file", "", "public key (PEM) verifying ServiceAccount tokens; the pair of --service-account-signing-key-file")
 	fs.StringVar(&f.saIssuer, "service-account-issuer", authn.DefaultIssuer, "iss of ServiceAccount tokens")
 	fs.StringVar(&f.apiAudiences, "api-audiences", "", "comma-separated audiences a ServiceAccount token must carry one of (default: the issuer)")
+	fs.StringVar(&f.auditLogPath, "audit-log-path", "", "append the audit log (JSON lines) to this file; \"-\" is standard output; empty disables it")
+	fs.StringVar(&f.auditPolicy, "audit-policy-file", "", "audit.k8s.io/v1 Policy (None/Metadata/Request/RequestResponse rules); without it every request is logged at Metadata")
 	fs.StringVar(&f.authorizations, "authorization-mode", server.ModeAlwaysAllow, "comma-separated authorizers in order: Node, RBAC, AlwaysAllow (system:masters is always allowed)")
 }
 
@@ -59,6 +65,24 @@ func (f *authFlags) config() (*server.AuthConfig, error) {
 	}
 	cfg.APIAudiences = split(f.apiAudiences)
 	return cfg, nil
+}
+
+// auditLogger opens the audit log, or returns nil when it is off.
+func (f *authFlags) auditLogger() (*audit.Logger, io.Closer, error) {
+	if f.auditLogPath == "" {
+		if f.auditPolicy != "" {
+			return nil, nil, fmt.Errorf("--audit-policy-file needs --audit-log-path")
+		}
+		return nil, io.NopCloser(nil), nil
+	}
+	policy := audit.MetadataPolicy()
+	if f.auditPolicy != "" {
+		var err error
+		if policy, err = audit.LoadPolicy(f.auditPolicy); err != nil {
+			return nil, nil, err
+		}
+	}
+	return audit.Open(f.auditLogPath, policy)
 }
 
 func split(s string) []string {

@@ -102,6 +102,12 @@ func run(ctx context.Context, o options) error {
 	if cfg.Auth, err = o.auth.config(); err != nil {
 		return fmt.Errorf("authentication: %w", err)
 	}
+	auditLog, closeAudit, err := o.auth.auditLogger()
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	defer closeAudit.Close()
+	cfg.Audit = auditLog
 	if o.tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
 		if err != nil {

@@ -18,3 +18,13 @@ func TestUserRoundTrip(t *testing.T) {
 		t.Fatalf("InGroup wrong for %v", got.Groups)
 	}
 }
+
+func TestInfoRoundTrip(t *testing.T) {
+	if (InfoFrom(context.Background()) != Info{}) {
+		t.Fatal("empty context carries info")
+	}
+	i := Info{URI: "/api/v1/pods", SourceIP: "10.0.0.1", UserAgent: "kubectl"}
+	if got := InfoFrom(WithInfo(context.Background(), i)); got != i {
+		t.Fatalf("InfoFrom = %+v", got)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"podline.dev/pkg/object"
 	"podline.dev/proto/apis"
 	corev1 "podline.dev/proto/core/v1"
+	"podline.dev/services/apiserver/internal/audit"
 	"podline.dev/services/apiserver/internal/authn"
 	"podline.dev/services/apiserver/internal/authz"
 	"podline.dev/services/apiserver/internal/authz/cache"
@@ -51,10 +52,13 @@ type AuthConfig struct {
 	AuthorizationModes []string
 }
 
-// auth is the running chain: who a request is and what it may do.
+// auth is the running chain: who a request is, what it may do, and the
+// audit log of both.
 type auth struct {
-	authn      authn.Chain
+	authn authn.Chain
+	// authorizer is nil when only the audit log is on.
 	authorizer authz.Authorizer
+	audit      *audit.Logger // nil: no audit log
 	caches     []*cache.Cache
 	// rbacCaches are Roles, ClusterRoles, RoleBindings, ClusterRoleBindings.
 	rbacCaches [4]*cache.Cache
@@ -63,13 +67,16 @@ type auth struct {
 	secret string
 }
 
-func (s *Server) newAuth(cfg *AuthConfig) (*auth, error) {
-	a := &auth{}
+func (s *Server) newAuth(cfg *AuthConfig, log *audit.Logger) (*auth, error) {
+	a := &auth{audit: log}
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
 	a.secret = hex.EncodeToString(b)
+	if cfg == nil {
+		return a, nil
+	}
 	newCache := func(resource string, idx clientcache.Indexers) (*cache.Cache, error) {
 		reg := s.registries[resource]
 		if reg == nil {

@@ -25,6 +25,7 @@ import (
 	"podline.dev/proto/apis"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/apiserver/internal/audit"
 	"podline.dev/services/apiserver/internal/grpcapi"
 	"podline.dev/services/apiserver/internal/registry"
 	"podline.dev/services/apiserver/internal/rest"
@@ -50,6 +51,8 @@ type Config struct {
 	GRPCInsecure bool
 	// Auth, when set, authenticates and authorizes every request.
 	Auth *AuthConfig
+	// Audit, when set, logs requests as its policy says.
+	Audit *audit.Logger
 }
 
 // Server is a running apiserver.
@@ -62,7 +65,7 @@ type Server struct {
 	native     *grpc.Server // gRPC on its own port: what podline's components use
 	inproc     *bufconn.Listener
 	handler    http.Handler
-	auth       *auth // nil: no authentication or authorization
+	auth       *auth // nil: no authentication, authorization or audit
 }
 
 // New builds the server; Run starts it.
@@ -87,9 +90,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.registries[res.GroupResource()] = reg
 		regs = append(regs, reg)
 	}
-	if cfg.Auth != nil {
+	if cfg.Auth != nil || cfg.Audit != nil {
 		var err error
-		if s.auth, err = s.newAuth(cfg.Auth); err != nil {
+		if s.auth, err = s.newAuth(cfg.Auth, cfg.Audit); err != nil {
 			return nil, err
 		}
 	}
@@ -102,8 +105,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return s.inproc.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
-		grpc.WithChainUnaryInterceptor(s.forwardUserUnary),
-		grpc.WithChainStreamInterceptor(s.forwardUserStream),
+		grpc.WithChainUnaryInterceptor(s.forwardUnary),
+		grpc.WithChainStreamInterceptor(s.forwardStream),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 	if err != nil {
 		return nil, err

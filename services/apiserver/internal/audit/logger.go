@@ -1,0 +1,152 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"podline.dev/pkg/k8sjson"
+	"podline.dev/services/apiserver/internal/authz"
+)
+
+// Logger writes events of the requests its policy selects.
+type Logger struct {
+	policy *Policy
+	now    func() time.Time
+	mu     sync.Mutex
+	w      io.Writer
+}
+
+// NewLogger writes JSON lines to w.
+func NewLogger(w io.Writer, p *Policy) *Logger {
+	return &Logger{policy: p, now: time.Now, w: w}
+}
+
+// Open appends to the file at path ("-": standard output).
+func Open(path string, p *Policy) (*Logger, io.Closer, error) {
+	if path == "-" {
+		return NewLogger(os.Stdout, p), io.NopCloser(nil), nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewLogger(f, p), f, nil
+}
+
+// Meta is what the transport knows about a request.
+type Meta struct {
+	URI       string
+	SourceIP  string
+	UserAgent string
+}
+
+// Record is one request's audit trail; a nil Record logs nothing.
+type Record struct {
+	l     *Logger
+	ev    Event
+	omit  []Stage
+	start time.Time
+}
+
+// Start begins a request's record and logs RequestReceived. request is the
+// decoded request; at Request level and above its object is logged. It
+// returns nil when the policy says None.
+func (l *Logger) Start(ctx context.Context, a authz.Attributes, m Meta, request proto.Message) *Record {
+	if l == nil {
+		return nil
+	}
+	level, omit := l.policy.LevelFor(a)
+	if level == LevelNone {
+		return nil
+	}
+	now := l.now()
+	r := &Record{l: l, omit: omit, start: now, ev: Event{
+		Kind: "Event", APIVersion: "audit.k8s.io/v1", Level: level, AuditID: newAuditID(),
+		RequestURI: m.URI, Verb: a.Verb, UserAgent: m.UserAgent, RequestReceivedTimestamp: now,
+	}}
+	if m.SourceIP != "" {
+		r.ev.SourceIPs = []string{m.SourceIP}
+	}
+	if a.User != nil {
+		r.ev.User = UserInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups}
+	}
+	if a.ResourceRequest {
+		r.ev.ObjectRef = &ObjectReference{Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, APIGroup: a.APIGroup, Subresource: a.Subresource}
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		r.ev.TraceID = sc.TraceID().String()
+	}
+	if level != LevelMetadata && request != nil {
+		r.ev.RequestObject = objectJSON(request)
+	}
+	r.write(StageRequestReceived)
+	return r
+}
+
+// Started logs ResponseStarted (a watch whose stream is open).
+func (r *Record) Started(code int) {
+	if r == nil {
+		return
+	}
+	r.ev.ResponseStatus = &ResponseStatus{Code: code}
+	r.write(StageResponseStarted)
+}
+
+// Complete logs ResponseComplete with the answer's code; st carries the
+// failure's Status fields, response the object answered (logged at
+// RequestResponse).
+func (r *Record) Complete(st ResponseStatus, response proto.Message) {
+	if r == nil {
+		return
+	}
+	r.ev.ResponseStatus = &st
+	r.ev.RequestObject = nil // logged once, with RequestReceived
+	if r.ev.Level == LevelRequestResponse && response != nil {
+		r.ev.ResponseObject = objectJSON(response)
+	}
+	r.write(StageResponseComplete)
+}
+
+func (r *Record) write(stage Stage) {
+	if slices.Contains(r.omit, stage) {
+		return
+	}
+	now := r.l.now()
+	r.ev.Stage = stage
+	r.ev.StageTimestamp = now
+	r.ev.Latency = now.Sub(r.start).String()
+	line, err := json.Marshal(&r.ev)
+	if err != nil {
+		slog.Error("audit: encode event", "err", err)
+		return
+	}
+	r.l.mu.Lock()
+	defer r.l.mu.Unlock()
+	if _, err := r.l.w.Write(append(line, '\n')); err != nil {
+		slog.Error("audit: write event", "err", err)
+	}
+}
+
+// objectJSON is the Kubernetes JSON of a request's object: the "object"
+// field of a write request, or the message itself.
+func objectJSON(m proto.Message) json.RawMessage {
+	msg := m.ProtoReflect()
+	if fd := msg.Descriptor().Fields().ByName("object"); fd != nil && fd.Kind() == protoreflect.MessageKind && msg.Has(fd) {
+		m = msg.Get(fd).Message().Interface()
+	}
+	b, err := k8sjson.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return b
+}
