@@ -298,6 +298,11 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if code, _, _ = c.do("PATCH", deploymentsPath+"/web?dryRun=All", "application/merge-patch+json", []byte(`{"spec":{"replicas":-9}}`)); code != 422 {
 		t.Fatalf("invalid dry-run patch: %d", code)
 	}
+	put := strings.Replace(fmt.Sprintf(deployJSON, "web"), `"replicas":2`, `"replicas":8`, 1)
+	code, out, _ = c.do("PUT", deploymentsPath+"/web?dryRun=All", "application/json", []byte(put))
+	if code != 200 || at(out, "spec.replicas") != 8.0 {
+		t.Fatalf("dry-run update: %d %v", code, at(out, "spec"))
+	}
 	code, out, _ = c.do("PATCH", deploymentsPath+"/web/scale?dryRun=All", "application/merge-patch+json", []byte(`{"spec":{"replicas":4}}`))
 	if code != 200 || at(out, "spec.replicas") != 4.0 {
 		t.Fatalf("dry-run scale: %d %v", code, out)

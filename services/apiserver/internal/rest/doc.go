@@ -18,6 +18,8 @@
 //   - table.go: reads that ask for a meta.k8s.io/v1 Table (kubectl get)
 //     are answered with one, printed by internal/printers, through the
 //     gateway's response rewriter; watches stream a Table per event;
+//   - patch.go: a PATCH's Content-Type becomes the Patch methods' patchType
+//     (415 for a type the server does not know); its body reaches them raw;
 //   - discovery.go: /api, /apis, /api/v1, /apis/<group>/<version>, /version;
 //     aggregated.go: the same as one apidiscovery.k8s.io/v2 document at /api
 //     and /apis when the client asks for it;
