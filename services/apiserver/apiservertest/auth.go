@@ -48,11 +48,16 @@ func secure(t testing.TB, cfg *server.Config, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	saSigningKey, err := pki.LoadKey(filepath.Join(dir, pki.ServiceAccountKey))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 	cfg.Auth = &server.AuthConfig{
-		ClientCA:           ca,
-		ServiceAccountKey:  saKey,
-		AuthorizationModes: []string{server.ModeNode, server.ModeRBAC},
+		ClientCA:                 ca,
+		ServiceAccountKey:        saKey,
+		ServiceAccountSigningKey: saSigningKey,
+		AuthorizationModes:       []string{server.ModeNode, server.ModeRBAC},
 	}
 }
 

@@ -19,6 +19,7 @@ type authFlags struct {
 	clientCA       string
 	tokenFile      string
 	saKeyFile      string
+	saSigningKey   string
 	saIssuer       string
 	apiAudiences   string
 	authorizations string
@@ -30,6 +31,7 @@ func (f *authFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.clientCA, "client-ca-file", "", "CA bundle that verifies client certificates (CN is the user, O the groups)")
 	fs.StringVar(&f.tokenFile, "token-auth-file", "", "static bearer tokens, CSV lines token,user,uid[,\"group1,group2\"] (a bootstrap token)")
 	fs.StringVar(&f.saKeyFile, "service-account-key-file", "", "public key (PEM) verifying ServiceAccount tokens; the pair of --service-account-signing-key-file")
+	fs.StringVar(&f.saSigningKey, "service-account-signing-key-file", "", "private key (PEM) signing the tokens of the TokenRequest API (serviceaccounts/<name>/token)")
 	fs.StringVar(&f.saIssuer, "service-account-issuer", authn.DefaultIssuer, "iss of ServiceAccount tokens")
 	fs.StringVar(&f.apiAudiences, "api-audiences", "", "comma-separated audiences a ServiceAccount token must carry one of (default: the issuer)")
 	fs.StringVar(&f.auditLogPath, "audit-log-path", "", "append the audit log (JSON lines) to this file; \"-\" is standard output; empty disables it")
@@ -60,6 +62,11 @@ func (f *authFlags) config() (*server.AuthConfig, error) {
 	}
 	if f.saKeyFile != "" {
 		if cfg.ServiceAccountKey, err = pki.LoadPublicKey(f.saKeyFile); err != nil {
+			return nil, err
+		}
+	}
+	if f.saSigningKey != "" {
+		if cfg.ServiceAccountSigningKey, err = pki.LoadKey(f.saSigningKey); err != nil {
 			return nil, err
 		}
 	}

@@ -43,6 +43,9 @@ type AuthConfig struct {
 	// ServiceAccountKey verifies ServiceAccount tokens
 	// (--service-account-key-file), or nil to accept none.
 	ServiceAccountKey *ecdsa.PublicKey
+	// ServiceAccountSigningKey signs the tokens of the TokenRequest API
+	// (--service-account-signing-key-file), or nil to serve none.
+	ServiceAccountSigningKey *ecdsa.PrivateKey
 	// ServiceAccountIssuer is the tokens' iss; APIAudiences their accepted
 	// aud (default: the issuer).
 	ServiceAccountIssuer string
@@ -59,7 +62,10 @@ type auth struct {
 	// authorizer is nil when only the audit log is on.
 	authorizer authz.Authorizer
 	audit      *audit.Logger // nil: no audit log
-	caches     []*cache.Cache
+	// issuer signs TokenRequest tokens for audiences (nil: no TokenRequest).
+	issuer    *authn.TokenIssuer
+	audiences []string
+	caches    []*cache.Cache
 	// rbacCaches are Roles, ClusterRoles, RoleBindings, ClusterRoleBindings.
 	rbacCaches [4]*cache.Cache
 	// secret proves that user metadata on the in-process connection was put
@@ -92,20 +98,23 @@ func (s *Server) newAuth(cfg *AuthConfig, log *audit.Logger) (*auth, error) {
 	if cfg.Tokens != nil {
 		a.authn = append(a.authn, cfg.Tokens)
 	}
+	issuer := cfg.ServiceAccountIssuer
+	if issuer == "" {
+		issuer = authn.DefaultIssuer
+	}
+	a.audiences = cfg.APIAudiences
+	if len(a.audiences) == 0 {
+		a.audiences = []string{issuer}
+	}
+	if cfg.ServiceAccountSigningKey != nil {
+		a.issuer = authn.NewTokenIssuer(cfg.ServiceAccountSigningKey, issuer)
+	}
 	if cfg.ServiceAccountKey != nil {
 		sas, err := newCache("serviceaccounts", nil)
 		if err != nil {
 			return nil, err
 		}
-		issuer := cfg.ServiceAccountIssuer
-		if issuer == "" {
-			issuer = authn.DefaultIssuer
-		}
-		aud := cfg.APIAudiences
-		if len(aud) == 0 {
-			aud = []string{issuer}
-		}
-		a.authn = append(a.authn, authn.NewServiceAccountTokens(cfg.ServiceAccountKey, issuer, aud, serviceAccounts{c: sas, live: s.registries["serviceaccounts"]}))
+		a.authn = append(a.authn, authn.NewServiceAccountTokens(cfg.ServiceAccountKey, issuer, a.audiences, serviceAccounts{c: sas, live: s.registries["serviceaccounts"]}))
 	}
 	union := authz.Union{authz.PrivilegedGroups(request.Masters)}
 	modes := cfg.AuthorizationModes

@@ -3,8 +3,8 @@
 // node (get, and list/watch with the field selector spec.nodeName=<name>)
 // and the Secrets, ConfigMaps and PersistentVolumeClaims those Pods use;
 // write only its own Node object, its own Lease in kube-node-lease, and
-// the status of its Pods; create mirror Pods and Events; and read Nodes
-// and Services. Relationships come from a Graph, backed by the
+// the status of its Pods; create mirror Pods, Events, and tokens of the
+// ServiceAccounts its Pods run as; and read Nodes and Services. Relationships come from a Graph, backed by the
 // apiserver's Pod cache indexed by node. For other users, and for requests
 // it does not govern, it has no opinion.
 package node

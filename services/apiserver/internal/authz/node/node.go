@@ -61,6 +61,8 @@ func (z *Authorizer) Authorize(_ context.Context, a authz.Attributes) (authz.Dec
 		return allowIf(a.Subresource == "" && isOneOf(a.Verb, "get", "list", "watch"), "")
 	case "/secrets", "/configmaps", "/persistentvolumeclaims":
 		return z.referenced(node, a)
+	case "/serviceaccounts":
+		return z.serviceAccountToken(node, a)
 	}
 	return authz.NoOpinion, "", nil
 }
@@ -141,6 +143,24 @@ func (z *Authorizer) referenced(node string, a authz.Attributes) (authz.Decision
 		}
 		refs := References(p)
 		if refs[a.Resource][a.Name] {
+			return authz.Allow, "", nil
+		}
+	}
+	return authz.NoOpinion, noRelationship(node), nil
+}
+
+// serviceAccountToken allows a TokenRequest for an account a Pod on the
+// node runs as (the token the kubelet mounts into it).
+func (z *Authorizer) serviceAccountToken(node string, a authz.Attributes) (authz.Decision, string, error) {
+	if a.Subresource != "token" || a.Verb != "create" {
+		return authz.NoOpinion, "", nil
+	}
+	for _, p := range z.graph.PodsOnNode(node) {
+		sa := p.GetSpec().GetServiceAccountName()
+		if sa == "" {
+			sa = "default"
+		}
+		if p.GetMetadata().GetNamespace() == a.Namespace && sa == a.Name {
 			return authz.Allow, "", nil
 		}
 	}

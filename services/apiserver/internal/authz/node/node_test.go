@@ -123,3 +123,29 @@ func TestNoRelationshipMessage(t *testing.T) {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 }
+
+func TestNodeServiceAccountTokens(t *testing.T) {
+	withSA := makePod("default", "builder-pod").node("n1").obj()
+	withSA.Spec.ServiceAccountName = "builder"
+	z := New(pods{withSA, makePod("default", "plain").node("n1").obj(), makePod("prod", "other").node("n2").obj()})
+	n1 := &request.User{Name: "system:node:n1", Groups: []string{request.Nodes}}
+	tests := []struct {
+		name string
+		req  authz.Attributes
+		want authz.Decision
+	}{
+		{"account of a pod on the node", req("create", "", "serviceaccounts", "token", "default", "builder"), authz.Allow},
+		{"default account of a pod without one", req("create", "", "serviceaccounts", "token", "default", "default"), authz.Allow},
+		{"account of another node's pod", req("create", "", "serviceaccounts", "token", "prod", "default"), authz.NoOpinion},
+		{"reading the account itself", req("get", "", "serviceaccounts", "", "default", "builder"), authz.NoOpinion},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := tt.req
+			a.User = n1
+			if got, reason, _ := z.Authorize(context.Background(), a); got != tt.want {
+				t.Fatalf("Authorize = %v (%q), want %v", got, reason, tt.want)
+			}
+		})
+	}
+}
