@@ -66,7 +66,7 @@ func readyStep(p pod) []step {
 	if !ok {
 		return nil
 	}
-	return []step{{Component: "pod", Name: "Ready", Detail: "condition Ready=True at " + t.Format(time.RFC3339) + " (whole seconds)", Start: t, Instant: true}}
+	return []step{{Component: "pod", Name: "Ready", Detail: "condition Ready=True at " + t.Format(time.RFC3339) + " (the API keeps whole seconds: Ready within the second after)", Start: t, Instant: true}}
 }
 
 // traceIDOf is the trace id of a W3C traceparent "00-<trace>-<span>-<flags>".

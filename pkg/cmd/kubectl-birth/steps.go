@@ -171,7 +171,7 @@ func (t *tree) noise(s span) bool {
 	if minorSpans[s.Service+"/"+s.Name] || isEventWrite(s) {
 		return true
 	}
-	if s.Attrs["rpc.system"] != "grpc" {
+	if !isGRPC(s) {
 		return false
 	}
 	// A gRPC call is drawn once, by its server: the client side repeats it,
@@ -188,4 +188,10 @@ func (t *tree) noise(s span) bool {
 func isEventWrite(s span) bool {
 	return strings.HasPrefix(s.Attrs["etcd.key"], "/registry/events/") ||
 		strings.Contains(s.Name, "/events") || strings.Contains(s.Name, ".Events/")
+}
+
+// isGRPC reports a span of a gRPC call (otelgrpc's attribute, under its
+// current and its earlier semantic-convention name).
+func isGRPC(s span) bool {
+	return s.Attrs["rpc.system.name"] == "grpc" || s.Attrs["rpc.system"] == "grpc"
 }

@@ -26,15 +26,7 @@ func renderWaterfall(w io.Writer, steps []step, width int) error {
 		_, err := fmt.Fprintln(w, "(no steps)")
 		return err
 	}
-	t0, end := steps[0].Start, steps[0].Start
-	for _, s := range steps {
-		if s.Start.Before(t0) {
-			t0 = s.Start
-		}
-		if e := s.Start.Add(s.Duration); e.After(end) {
-			end = e
-		}
-	}
+	t0, end := timeRange(steps)
 	total := end.Sub(t0)
 
 	compW, stepW := minComponentWidth, len("STEP")
@@ -55,16 +47,43 @@ func renderWaterfall(w io.Writer, steps []step, width int) error {
 			dur = "-"
 		}
 		fmt.Fprintf(&b, "%s %s %s %s  %s\n", pad(s.Component, compW), pad(truncate(name, stepW), stepW),
-			padLeft("+"+formatDuration(s.Start.Sub(t0)), timeWidth), padLeft(dur, timeWidth),
+			padLeft(formatOffset(s.Start.Sub(t0)), timeWidth), padLeft(dur, timeWidth),
 			strings.TrimRight(bar(s, t0, total, barW), " "))
-		if s.Detail != "" {
+		detail := s.Detail
+		if utf8.RuneCountInString(name) > stepW {
+			detail = strings.TrimSpace(strings.TrimSpace(s.Name) + " " + detail)
+		}
+		if detail != "" {
 			indent := compW + 1 + indentPerDepth*(s.Depth+1)
-			line := strings.Repeat(" ", indent) + "↳ " + s.Detail
+			line := strings.Repeat(" ", indent) + "↳ " + detail
 			fmt.Fprintln(&b, truncate(line, max(width, indent+minBarWidth)))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// timeRange is the waterfall's time zero, the start of the first interval
+// (span) when there are any, so that an instant known only to the second
+// (a condition's time) does not move it; else the first instant. The end
+// is the last end of all.
+func timeRange(steps []step) (t0, end time.Time) {
+	for _, s := range steps {
+		if e := s.Start.Add(s.Duration); end.IsZero() || e.After(end) {
+			end = e
+		}
+	}
+	for _, intervals := range []bool{true, false} {
+		for _, s := range steps {
+			if s.Instant != intervals && (t0.IsZero() || s.Start.Before(t0)) {
+				t0 = s.Start
+			}
+		}
+		if !t0.IsZero() {
+			return t0, end
+		}
+	}
+	return t0, end
 }
 
 // bar draws s on a scale of barW cells for total: '█' over its interval
@@ -87,6 +106,14 @@ func bar(s step, t0 time.Time, total time.Duration, barW int) string {
 		cells[i] = '█'
 	}
 	return string(cells)
+}
+
+// formatOffset prints a start offset with its sign.
+func formatOffset(d time.Duration) string {
+	if d < 0 {
+		return formatDuration(d)
+	}
+	return "+" + formatDuration(d)
 }
 
 // formatDuration prints d with about three significant digits.

@@ -185,3 +185,20 @@ func TestDecodeTraceReadsJaegersShapes(t *testing.T) {
 		t.Errorf("empty answer: %v, want errNoTrace", err)
 	}
 }
+
+func TestAnInstantBeforeTheFirstSpanDoesNotMoveTimeZero(t *testing.T) {
+	t0 := time.Unix(1000, 400_000_000)
+	steps := []step{
+		{Component: "apiserver", Name: "POST", Start: t0, Duration: 200 * time.Millisecond},
+		// The Ready condition keeps whole seconds: it reads 400ms before the request.
+		{Component: "pod", Name: "Ready", Start: time.Unix(1000, 0), Instant: true},
+	}
+	var b bytes.Buffer
+	if err := renderWaterfall(&b, steps, 80); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[1], " +0µs ") || !strings.Contains(lines[2], " -400ms ") || !strings.Contains(lines[2], "◆") {
+		t.Errorf("want the request at +0µs and Ready at -400ms:\n%s", b.String())
+	}
+}
