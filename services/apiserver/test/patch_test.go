@@ -391,3 +391,24 @@ func TestConcurrentPatchesAllLand(t *testing.T) {
 		t.Fatalf("%d labels, want %d: %v", len(labels), n+1, labels)
 	}
 }
+
+// Server-side apply to the status subresource writes status only and
+// records the manager's entry with subresource "status".
+func TestServerSideApplyToStatus(t *testing.T) {
+	c, _ := newREST(t)
+	c.mustCreate(deploymentsPath, fmt.Sprintf(deployJSON, "web"))
+	body := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":9},"status":{"replicas":2,"readyReplicas":1}}`
+	code, out, _ := c.do("PATCH", deploymentsPath+"/web/status?fieldManager=ctrl", "application/apply-patch+yaml", []byte(body))
+	if code != 200 || at(out, "status.readyReplicas") != 1.0 || at(out, "spec.replicas") != 2.0 {
+		t.Fatalf("status apply: %d spec=%v status=%v", code, at(out, "spec.replicas"), at(out, "status"))
+	}
+	for _, e := range at(out, "metadata.managedFields").([]any) {
+		if at(e, "manager") == "ctrl" {
+			if at(e, "subresource") != "status" || at(e, "operation") != "Apply" || at(e, "fieldsV1.f:spec") != nil || at(e, "fieldsV1.f:status.f:readyReplicas") == nil {
+				t.Fatalf("ctrl's entry: %v", e)
+			}
+			return
+		}
+	}
+	t.Fatalf("no entry for ctrl: %v", at(out, "metadata.managedFields"))
+}

@@ -1,7 +1,7 @@
 package patch
 
 // Apply is server-side apply of config (the applier's whole intent for
-// the object) by manager onto live (nil for a create). It returns the new
+// the object, or for its subresource) by manager onto live (nil for a create). It returns the new
 // object and managedFields, or a *ConflictError when config sets a field
 // another manager owns to a different value and force is false.
 //
@@ -9,12 +9,12 @@ package patch
 // applies are removed unless another manager owns them; the config merges
 // into the object by the list rules of schema.go; with force, the
 // applier takes the conflicting fields from their owners.
-func Apply(live, config map[string]any, m Managed, manager, apiVersion string, force bool, now int64, skip func([]string) bool) (map[string]any, Managed, error) {
+func Apply(live, config map[string]any, m Managed, manager, apiVersion, subresource string, force bool, now int64, skip func([]string) bool) (map[string]any, Managed, error) {
 	applied := FieldsOf(config, skip)
 	var conflicts []Conflict
 	taken := map[*Entry]FieldSet{}
 	for _, e := range m {
-		if e.is(manager, OpApply, "") {
+		if e.is(manager, OpApply, subresource) {
 			// Its own earlier apply; the same name writing through Update
 			// or a subresource is another manager, as in Kubernetes.
 			continue
@@ -44,7 +44,7 @@ func Apply(live, config map[string]any, m Managed, manager, apiVersion string, f
 		obj = map[string]any{}
 	}
 	entries := append(Managed(nil), m...)
-	own := entries.find(manager, OpApply, apiVersion, "")
+	own := entries.find(manager, OpApply, apiVersion, subresource)
 	others := FieldSet{}
 	for _, e := range entries {
 		if e != own {
@@ -61,7 +61,7 @@ func Apply(live, config map[string]any, m Managed, manager, apiVersion string, f
 	for i, e := range entries {
 		switch {
 		case e == own:
-			entries[i] = &Entry{Manager: manager, Operation: OpApply, APIVersion: apiVersion, Time: now, Set: applied}
+			entries[i] = &Entry{Manager: manager, Operation: OpApply, APIVersion: apiVersion, Subresource: subresource, Time: now, Set: applied}
 		case taken[e] != nil:
 			entries[i] = &Entry{Manager: e.Manager, Operation: e.Operation, APIVersion: e.APIVersion, Subresource: e.Subresource, Time: e.Time, Set: e.Set.Difference(taken[e])}
 		}

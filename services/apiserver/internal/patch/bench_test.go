@@ -24,7 +24,7 @@ func BenchmarkStrategicMergeKubectlApply(b *testing.B) {
 func BenchmarkApplyDeployment(b *testing.B) {
 	live := mustDecode(`{"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{
 		"containers":[{"name":"web","image":"web:1","ports":[{"containerPort":80}],"env":[{"name":"A","value":"1"}]}]}}}}`).(map[string]any)
-	_, m, err := Apply(nil, live, nil, "me", "apps/v1", false, 1, nil)
+	_, m, err := Apply(nil, live, nil, "me", "apps/v1", "", false, 1, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func BenchmarkApplyDeployment(b *testing.B) {
 		"containers":[{"name":"web","image":"web:2","ports":[{"containerPort":80}],"env":[{"name":"A","value":"1"}]}]}}}}`).(map[string]any)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := Apply(live, config, m, "me", "apps/v1", false, 2, nil); err != nil {
+		if _, _, err := Apply(live, config, m, "me", "apps/v1", "", false, 2, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

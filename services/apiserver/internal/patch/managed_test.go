@@ -56,7 +56,7 @@ func TestApplyConflictsAndForce(t *testing.T) {
 	live := obj(t, `{"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"web","image":"a"}]}}}}`)
 	m := Managed(nil).Update(nil, live, "kubectl-client-side-apply", "apps/v1", "", 1, nil)
 
-	_, _, err := Apply(live, obj(t, `{"spec":{"replicas":5}}`), m, "ssa", "apps/v1", false, 2, nil)
+	_, _, err := Apply(live, obj(t, `{"spec":{"replicas":5}}`), m, "ssa", "apps/v1", "", false, 2, nil)
 	var ce *ConflictError
 	if !errors.As(err, &ce) {
 		t.Fatalf("want a conflict, got %v", err)
@@ -65,10 +65,10 @@ func TestApplyConflictsAndForce(t *testing.T) {
 		t.Errorf("message\n got %s\nwant %s", err, want)
 	}
 	// The same value is shared ownership, not a conflict.
-	if _, m2, err := Apply(live, obj(t, `{"spec":{"replicas":1}}`), m, "ssa", "apps/v1", false, 2, nil); err != nil || len(m2) != 2 {
+	if _, m2, err := Apply(live, obj(t, `{"spec":{"replicas":1}}`), m, "ssa", "apps/v1", "", false, 2, nil); err != nil || len(m2) != 2 {
 		t.Fatalf("same value: %v %+v", err, m2)
 	}
-	out, m3, err := Apply(live, obj(t, `{"spec":{"replicas":5,"template":{"spec":{"containers":[{"name":"web","image":"b"}]}}}}`), m, "ssa", "apps/v1", true, 2, nil)
+	out, m3, err := Apply(live, obj(t, `{"spec":{"replicas":5,"template":{"spec":{"containers":[{"name":"web","image":"b"}]}}}}`), m, "ssa", "apps/v1", "", true, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestApplyConflictsAndForce(t *testing.T) {
 
 func TestApplyRemovesFieldsNoLongerApplied(t *testing.T) {
 	first := obj(t, `{"metadata":{"labels":{"a":"1","b":"2"}},"spec":{"containers":[{"name":"x","image":"i"},{"name":"y","image":"j"}]}}`)
-	out, m, err := Apply(nil, first, nil, "me", "v1", false, 1, nil)
+	out, m, err := Apply(nil, first, nil, "me", "v1", "", false, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestApplyRemovesFieldsNoLongerApplied(t *testing.T) {
 	out = deepCopy(out).(map[string]any)
 	out["metadata"].(map[string]any)["labels"].(map[string]any)["c"] = "3"
 	m = m.Update(before, out, "other", "v1", "", 2, nil)
-	out, m, err = Apply(out, obj(t, `{"metadata":{"labels":{"a":"1"}},"spec":{"containers":[{"name":"x","image":"i"}]}}`), m, "me", "v1", false, 3, nil)
+	out, m, err = Apply(out, obj(t, `{"metadata":{"labels":{"a":"1"}},"spec":{"containers":[{"name":"x","image":"i"}]}}`), m, "me", "v1", "", false, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestConflictMessageManyFields(t *testing.T) {
 func TestApplyConflictsWithItsOwnNameThroughAnotherOperation(t *testing.T) {
 	live := obj(t, `{"spec":{"replicas":5}}`)
 	m := Managed{{Manager: "kubectl", Operation: OpUpdate, APIVersion: "apps/v1", Subresource: "scale", Set: FieldsOf(live, nil)}}
-	_, _, err := Apply(live, obj(t, `{"spec":{"replicas":2}}`), m, "kubectl", "apps/v1", false, 2, nil)
+	_, _, err := Apply(live, obj(t, `{"spec":{"replicas":2}}`), m, "kubectl", "apps/v1", "", false, 2, nil)
 	want := `Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)

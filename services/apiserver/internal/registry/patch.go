@@ -289,7 +289,7 @@ func (r *Registry) applyPatcher(name string, opts PatchOptions) (patcher, error)
 	}
 	skip := r.untracked(opts.Subresource)
 	return func(cur map[string]any, m patch.Managed) (map[string]any, patch.Managed, error) {
-		out, managed, err := patch.Apply(cur, config, m, manager, r.codec.APIVersion, opts.Force, r.now().Unix(), skip)
+		out, managed, err := patch.Apply(cur, config, m, manager, r.codec.APIVersion, opts.Subresource, opts.Force, r.now().Unix(), skip)
 		var ce *patch.ConflictError
 		if errors.As(err, &ce) {
 			return nil, nil, r.applyConflict(ce)
