@@ -129,25 +129,56 @@ func churn(ctx context.Context, pods *client.Client[*corev1.Pod], prefix string,
 // collect reads n non-bookmark events or fails.
 func collect(t *testing.T, w watch.Interface, n int, timeout time.Duration) []watch.Event {
 	t.Helper()
+	evs, err := read(w, n, timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// read reads n non-bookmark events.
+func read(w watch.Interface, n int, timeout time.Duration) ([]watch.Event, error) {
 	out := make([]watch.Event, 0, n)
 	deadline := time.After(timeout)
 	for len(out) < n {
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				t.Fatalf("watch closed after %d of %d events", len(out), n)
+				return out, fmt.Errorf("watch closed after %d of %d events", len(out), n)
 			}
 			if ev.Type == watch.Error {
-				t.Fatalf("watch error after %d events: %v", len(out), ev.Err)
+				return out, fmt.Errorf("watch error after %d events: %v", len(out), ev.Err)
 			}
 			if ev.Type != watch.Bookmark {
 				out = append(out, ev)
 			}
 		case <-deadline:
-			t.Fatalf("got %d of %d events", len(out), n)
+			return out, fmt.Errorf("got %d of %d events", len(out), n)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// reading reads n events of w in the background, as a client does, and
+// returns them when asked.
+func reading(t *testing.T, w watch.Interface, n int) func() []watch.Event {
+	type result struct {
+		evs []watch.Event
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		evs, err := read(w, n, 2*time.Minute)
+		ch <- result{evs, err}
+	}()
+	return func() []watch.Event {
+		t.Helper()
+		r := <-ch
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		return r.evs
+	}
 }
 
 // sameEvents fails unless a and b are the same events in the same order.

@@ -61,7 +61,12 @@ func startNATS(t *testing.T) *natsServer {
 func (n *natsServer) start(t *testing.T) {
 	t.Helper()
 	n.cmd = exec.Command(n.bin, "-js", "-sd", n.dir, "-a", "127.0.0.1", "-p", fmt.Sprint(n.port))
-	n.cmd.Stdout, n.cmd.Stderr = os.Stderr, os.Stderr
+	log, err := os.OpenFile(filepath.Join(n.dir, "nats-server.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	n.cmd.Stdout, n.cmd.Stderr = log, log
 	if err := n.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -51,16 +51,14 @@ func TestThousandEventsThroughTheCacheMatchADirectWatch(t *testing.T) {
 	defer wcs.Stop()
 
 	const events = 1000
-	go func() {
-		if err := churn(ctx, direct, "m", events); err != nil {
-			t.Error(err)
-		}
-	}()
-	want := collect(t, wd, events, time.Minute)
-	got := collect(t, wc, events, time.Minute)
-	sameEvents(t, got, want)
+	want, got := reading(t, wd, events), reading(t, wc, events)
 	// 333 updates make objects match (ADDED); the 333 deletes are of those.
-	sameEvents(t, collect(t, wcs, 666, time.Minute), collect(t, wds, 666, time.Minute))
+	wantSel, gotSel := reading(t, wds, 666), reading(t, wcs, 666)
+	if err := churn(ctx, direct, "m", events); err != nil {
+		t.Fatal(err)
+	}
+	sameEvents(t, got(), want())
+	sameEvents(t, gotSel(), wantSel())
 
 	// A list through the cache is the apiserver's list.
 	items, lm, err := cached.List(ctx, &metav1.ListRequest{})
@@ -93,22 +91,25 @@ func TestReplicaRestartedMidStreamResumesWithNothingMissedOrRepeated(t *testing.
 	}
 	defer wd.Stop()
 
+	const events = 600
+	want := reading(t, wd, events)
 	rep := startReplica(t, n.URL, api)
 	w, err := client.Pods(rep.Conn).Watch(ctx, &metav1.ListRequest{ResourceVersion: from})
 	if err != nil {
 		t.Fatal(err)
 	}
-	const events = 600
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := churn(ctx, direct, "r", events); err != nil {
-			t.Error(err)
-		}
-	}()
+	done := make(chan error, 1)
+	go func() { done <- churn(ctx, direct, "r", events/2) }()
 	got := collect(t, w, 150, time.Minute)
 	rep.stop() // the replica dies mid-stream; its watchers' streams end
 	for range w.ResultChan() {
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Half the writes happen while no replica runs.
+	if err := churn(ctx, direct, "s", events/2); err != nil {
+		t.Fatal(err)
 	}
 
 	rep2 := startReplica(t, n.URL, api)
@@ -118,8 +119,7 @@ func TestReplicaRestartedMidStreamResumesWithNothingMissedOrRepeated(t *testing.
 	}
 	defer w2.Stop()
 	got = append(got, collect(t, w2, events-len(got), time.Minute)...)
-	<-done
-	sameEvents(t, got, collect(t, wd, events, time.Minute))
+	sameEvents(t, got, want())
 }
 
 func TestSequenceGapIsFilledFromTheApiserver(t *testing.T) {
@@ -134,10 +134,11 @@ func TestSequenceGapIsFilledFromTheApiserver(t *testing.T) {
 	}
 	defer wd.Stop()
 	const events = 90
+	wantLater := reading(t, wd, events)
 	if err := churn(ctx, direct, "g", events); err != nil {
 		t.Fatal(err)
 	}
-	want := collect(t, wd, events, time.Minute)
+	want := wantLater()
 
 	// Take three events out of the middle of the stream: the replica must
 	// notice the gap in the publisher's numbers and fill it.
