@@ -36,6 +36,8 @@ func (t *tree) detail(s span) string {
 		}
 	case a["admission.phase"] != "":
 		add("%s", a["admission.phase"])
+	case a["resource"] != "" && a["key"] != "":
+		add("%s %s", a["resource"], a["key"])
 	case a["etcd.key"] != "":
 		add("%s", a["etcd.key"])
 	case s.Name == "PullImage":

@@ -133,10 +133,14 @@ func (t *tree) collectPods(id string) map[string]bool {
 }
 
 // podOf is the Pod a span names: the scheduler's and kubelet's "pod"
-// attribute, or the key of an etcd operation on a Pod.
+// attribute, the key of an etcd operation on a Pod, or the key of a Pod's
+// watch event published to NATS.
 func podOf(s span) string {
 	if p := s.Attrs["pod"]; p != "" {
 		return p
+	}
+	if s.Attrs["resource"] == "pods" && s.Attrs["key"] != "" {
+		return s.Attrs["key"]
 	}
 	if k, ok := strings.CutPrefix(s.Attrs["etcd.key"], "/registry/pods/"); ok {
 		return k
@@ -186,7 +190,7 @@ func (t *tree) noise(s span) bool {
 // isEventWrite reports the writing of an Event: recorded by every
 // component along the way, it is not a step of the birth.
 func isEventWrite(s span) bool {
-	return strings.HasPrefix(s.Attrs["etcd.key"], "/registry/events/") ||
+	return strings.HasPrefix(s.Attrs["etcd.key"], "/registry/events/") || s.Attrs["resource"] == "events" ||
 		strings.Contains(s.Name, "/events") || strings.Contains(s.Name, ".Events/")
 }
 

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+// spanOf builds a span for the tests below.
+func spanOf(id, parent, service, name string, attrs ...string) span {
+	s := span{ID: id, Parent: parent, Service: service, Name: name, Start: time.Unix(0, 0), Attrs: map[string]string{}}
+	for i := 0; i+1 < len(attrs); i += 2 {
+		s.Attrs[attrs[i]] = attrs[i+1]
+	}
+	return s
+}
+
+func TestWatchFanOutOfASiblingIsLeftOut(t *testing.T) {
+	spans := []span{
+		spanOf("rs", "", "controller-manager", "replicaset.sync"),
+		spanOf("ca", "rs", "apiserver", "podline.core.v1.Pods/Create", "span.kind", "server"),
+		spanOf("ea", "ca", "apiserver", "etcd txn create", "etcd.key", "/registry/pods/default/a"),
+		spanOf("na", "ca", "apiserver", "natspub.Publish", "resource", "pods", "key", "default/a"),
+		spanOf("cb", "rs", "apiserver", "podline.core.v1.Pods/Create", "span.kind", "server"),
+		spanOf("nb", "cb", "apiserver", "natspub.Publish", "resource", "pods", "key", "default/b"),
+		spanOf("ne", "cb", "apiserver", "natspub.Publish", "resource", "events", "key", "default/b.1"),
+	}
+	var got []string
+	for _, s := range stepsFor(spans, stepOptions{Pod: "default/a"}) {
+		got = append(got, s.Name+"@"+s.Detail)
+	}
+	want := []string{"replicaset.sync@", "podline.core.v1.Pods/Create@", "etcd txn create@/registry/pods/default/a", "natspub.Publish@pods default/a"}
+	if len(got) != len(want) {
+		t.Fatalf("steps %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("step %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
