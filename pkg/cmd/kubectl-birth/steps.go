@@ -28,8 +28,8 @@ type stepOptions struct {
 }
 
 // minorSpans are spans the default view leaves out: the scheduler's
-// extension points that do nothing with the default plugins, and the
-// recording of Events (their own timeline is the fallback).
+// extension points around Filter, Score and Bind, which take microseconds
+// and decide nothing the SchedulePod line does not already say.
 var minorSpans = map[string]bool{
 	"scheduler/PreFilter": true, "scheduler/PreScore": true, "scheduler/Reserve": true,
 	"scheduler/Permit": true, "scheduler/WaitOnPermit": true, "scheduler/PreBind": true,
