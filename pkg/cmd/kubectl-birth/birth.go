@@ -36,7 +36,7 @@ func (b *birth) show(ctx context.Context, p pod) error {
 		spans, err := fetchTrace(ctx, b.jaegerHC, b.jaeger, traceID)
 		if err == nil {
 			steps := stepsFor(spans, stepOptions{Pod: key, AllSpans: b.allSpans})
-			steps = append(steps, readyStep(p)...)
+			steps = append(steps, readyStep(p, steps)...)
 			fmt.Fprintf(b.out, "%s (trace %s)\n\n", head, traceID)
 			if err := renderWaterfall(b.out, steps, b.width); err != nil {
 				return err
@@ -56,17 +56,27 @@ func (b *birth) show(ctx context.Context, p pod) error {
 		return err
 	}
 	fmt.Fprintf(b.out, "%s\n(fallback: %v; timeline from the pod's Events)\n\n", head, why)
-	steps := append(eventSteps(events), readyStep(p)...)
+	steps := eventSteps(events)
+	steps = append(steps, readyStep(p, steps)...)
 	return renderWaterfall(b.out, steps, b.width)
 }
 
-// readyStep is the moment the Pod's Ready condition turned True, if it did.
-func readyStep(p pod) []step {
+// readyStep is the moment the Pod's Ready condition turned True, if it
+// did. The condition keeps whole seconds; the end of the kubelet's
+// FirstReadiness span, when the trace has it, is the same moment to the
+// microsecond and is used instead.
+func readyStep(p pod, steps []step) []step {
 	t, ok := p.readySince()
 	if !ok {
 		return nil
 	}
-	return []step{{Component: "pod", Name: "Ready", Detail: "condition Ready=True at " + t.Format(time.RFC3339) + " (the API keeps whole seconds: Ready within the second after)", Start: t, Instant: true}}
+	detail := "condition Ready=True at " + t.Format(time.RFC3339)
+	for _, s := range steps {
+		if s.Component == "kubelet" && s.Name == "FirstReadiness" {
+			return []step{{Component: "pod", Name: "Ready", Detail: detail + ", at the end of the kubelet's FirstReadiness", Start: s.Start.Add(s.Duration), Instant: true}}
+		}
+	}
+	return []step{{Component: "pod", Name: "Ready", Detail: detail + " (the API keeps whole seconds)", Start: t, Instant: true}}
 }
 
 // traceIDOf is the trace id of a W3C traceparent "00-<trace>-<span>-<flags>".

@@ -38,3 +38,25 @@ func TestWatchFanOutOfASiblingIsLeftOut(t *testing.T) {
 		}
 	}
 }
+
+func TestReadyIsTheEndOfFirstReadinessWhenTheTraceHasIt(t *testing.T) {
+	var p pod
+	cond := time.Date(2026, 11, 30, 10, 0, 1, 0, time.UTC)
+	p.Status.Conditions = append(p.Status.Conditions, struct {
+		Type               string    `json:"type"`
+		Status             string    `json:"status"`
+		LastTransitionTime time.Time `json:"lastTransitionTime"`
+	}{"Ready", "True", cond})
+	start := cond.Add(-300 * time.Millisecond)
+	traced := []step{{Component: "kubelet", Name: "FirstReadiness", Start: start, Duration: 1234 * time.Microsecond}}
+	if got := readyStep(p, traced); len(got) != 1 || !got[0].Start.Equal(start.Add(1234*time.Microsecond)) {
+		t.Errorf("traced: %+v, want Ready at FirstReadiness's end", got)
+	}
+	if got := readyStep(p, nil); len(got) != 1 || !got[0].Start.Equal(cond) || !got[0].Instant {
+		t.Errorf("untraced: %+v, want Ready at the condition's time", got)
+	}
+	p.Status.Conditions[0].Status = "False"
+	if got := readyStep(p, traced); len(got) != 0 {
+		t.Errorf("not ready: %+v, want no Ready step", got)
+	}
+}
