@@ -473,13 +473,14 @@ const file_apps_v1_api_proto_rawDesc = "" +
 	"\x06object\x18\x03 \x01(\v2\x1b.podline.apps.v1.ReplicaSetR\x06object\x12\x17\n" +
 	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
 	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
-	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xfe\a\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xc5\b\n" +
 	"\vDeployments\x12?\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1b.podline.apps.v1.Deployment\x12E\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1f.podline.apps.v1.DeploymentList\x12N\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a%.podline.apps.v1.DeploymentWatchEvent0\x01\x12N\n" +
 	"\x06Create\x12'.podline.apps.v1.DeploymentWriteRequest\x1a\x1b.podline.apps.v1.Deployment\x12N\n" +
-	"\x06Update\x12'.podline.apps.v1.DeploymentWriteRequest\x1a\x1b.podline.apps.v1.Deployment\x12T\n" +
+	"\x06Update\x12'.podline.apps.v1.DeploymentWriteRequest\x1a\x1b.podline.apps.v1.Deployment\x12E\n" +
+	"\tGetStatus\x12\x1b.podline.meta.v1.GetRequest\x1a\x1b.podline.apps.v1.Deployment\x12T\n" +
 	"\fUpdateStatus\x12'.podline.apps.v1.DeploymentWriteRequest\x1a\x1b.podline.apps.v1.Deployment\x12E\n" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1b.podline.apps.v1.Deployment\x12]\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1f.podline.apps.v1.DeploymentList\x12C\n" +
@@ -488,13 +489,14 @@ const file_apps_v1_api_proto_rawDesc = "" +
 	"\bGetScale\x12\x1b.podline.meta.v1.GetRequest\x1a\x1d.podline.autoscaling.v1.Scale\x12W\n" +
 	"\vUpdateScale\x12).podline.autoscaling.v1.ScaleWriteRequest\x1a\x1d.podline.autoscaling.v1.Scale\x12J\n" +
 	"\n" +
-	"PatchScale\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1d.podline.autoscaling.v1.Scale2\xfe\a\n" +
+	"PatchScale\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1d.podline.autoscaling.v1.Scale2\xc5\b\n" +
 	"\vReplicaSets\x12?\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12E\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1f.podline.apps.v1.ReplicaSetList\x12N\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a%.podline.apps.v1.ReplicaSetWatchEvent0\x01\x12N\n" +
 	"\x06Create\x12'.podline.apps.v1.ReplicaSetWriteRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12N\n" +
-	"\x06Update\x12'.podline.apps.v1.ReplicaSetWriteRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12T\n" +
+	"\x06Update\x12'.podline.apps.v1.ReplicaSetWriteRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12E\n" +
+	"\tGetStatus\x12\x1b.podline.meta.v1.GetRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12T\n" +
 	"\fUpdateStatus\x12'.podline.apps.v1.ReplicaSetWriteRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12E\n" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1b.podline.apps.v1.ReplicaSet\x12]\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1f.podline.apps.v1.ReplicaSetList\x12C\n" +
@@ -550,55 +552,59 @@ var file_apps_v1_api_proto_depIdxs = []int32{
 	10, // 10: podline.apps.v1.Deployments.Watch:input_type -> podline.meta.v1.ListRequest
 	2,  // 11: podline.apps.v1.Deployments.Create:input_type -> podline.apps.v1.DeploymentWriteRequest
 	2,  // 12: podline.apps.v1.Deployments.Update:input_type -> podline.apps.v1.DeploymentWriteRequest
-	2,  // 13: podline.apps.v1.Deployments.UpdateStatus:input_type -> podline.apps.v1.DeploymentWriteRequest
-	11, // 14: podline.apps.v1.Deployments.Delete:input_type -> podline.meta.v1.DeleteRequest
-	12, // 15: podline.apps.v1.Deployments.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	13, // 16: podline.apps.v1.Deployments.Patch:input_type -> podline.meta.v1.PatchRequest
-	13, // 17: podline.apps.v1.Deployments.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	9,  // 18: podline.apps.v1.Deployments.GetScale:input_type -> podline.meta.v1.GetRequest
-	14, // 19: podline.apps.v1.Deployments.UpdateScale:input_type -> podline.autoscaling.v1.ScaleWriteRequest
-	13, // 20: podline.apps.v1.Deployments.PatchScale:input_type -> podline.meta.v1.PatchRequest
-	9,  // 21: podline.apps.v1.ReplicaSets.Get:input_type -> podline.meta.v1.GetRequest
-	10, // 22: podline.apps.v1.ReplicaSets.List:input_type -> podline.meta.v1.ListRequest
-	10, // 23: podline.apps.v1.ReplicaSets.Watch:input_type -> podline.meta.v1.ListRequest
-	5,  // 24: podline.apps.v1.ReplicaSets.Create:input_type -> podline.apps.v1.ReplicaSetWriteRequest
-	5,  // 25: podline.apps.v1.ReplicaSets.Update:input_type -> podline.apps.v1.ReplicaSetWriteRequest
-	5,  // 26: podline.apps.v1.ReplicaSets.UpdateStatus:input_type -> podline.apps.v1.ReplicaSetWriteRequest
-	11, // 27: podline.apps.v1.ReplicaSets.Delete:input_type -> podline.meta.v1.DeleteRequest
-	12, // 28: podline.apps.v1.ReplicaSets.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	13, // 29: podline.apps.v1.ReplicaSets.Patch:input_type -> podline.meta.v1.PatchRequest
-	13, // 30: podline.apps.v1.ReplicaSets.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	9,  // 31: podline.apps.v1.ReplicaSets.GetScale:input_type -> podline.meta.v1.GetRequest
-	14, // 32: podline.apps.v1.ReplicaSets.UpdateScale:input_type -> podline.autoscaling.v1.ScaleWriteRequest
-	13, // 33: podline.apps.v1.ReplicaSets.PatchScale:input_type -> podline.meta.v1.PatchRequest
-	7,  // 34: podline.apps.v1.Deployments.Get:output_type -> podline.apps.v1.Deployment
-	0,  // 35: podline.apps.v1.Deployments.List:output_type -> podline.apps.v1.DeploymentList
-	1,  // 36: podline.apps.v1.Deployments.Watch:output_type -> podline.apps.v1.DeploymentWatchEvent
-	7,  // 37: podline.apps.v1.Deployments.Create:output_type -> podline.apps.v1.Deployment
-	7,  // 38: podline.apps.v1.Deployments.Update:output_type -> podline.apps.v1.Deployment
-	7,  // 39: podline.apps.v1.Deployments.UpdateStatus:output_type -> podline.apps.v1.Deployment
-	7,  // 40: podline.apps.v1.Deployments.Delete:output_type -> podline.apps.v1.Deployment
-	0,  // 41: podline.apps.v1.Deployments.DeleteCollection:output_type -> podline.apps.v1.DeploymentList
-	7,  // 42: podline.apps.v1.Deployments.Patch:output_type -> podline.apps.v1.Deployment
-	7,  // 43: podline.apps.v1.Deployments.PatchStatus:output_type -> podline.apps.v1.Deployment
-	15, // 44: podline.apps.v1.Deployments.GetScale:output_type -> podline.autoscaling.v1.Scale
-	15, // 45: podline.apps.v1.Deployments.UpdateScale:output_type -> podline.autoscaling.v1.Scale
-	15, // 46: podline.apps.v1.Deployments.PatchScale:output_type -> podline.autoscaling.v1.Scale
-	8,  // 47: podline.apps.v1.ReplicaSets.Get:output_type -> podline.apps.v1.ReplicaSet
-	3,  // 48: podline.apps.v1.ReplicaSets.List:output_type -> podline.apps.v1.ReplicaSetList
-	4,  // 49: podline.apps.v1.ReplicaSets.Watch:output_type -> podline.apps.v1.ReplicaSetWatchEvent
-	8,  // 50: podline.apps.v1.ReplicaSets.Create:output_type -> podline.apps.v1.ReplicaSet
-	8,  // 51: podline.apps.v1.ReplicaSets.Update:output_type -> podline.apps.v1.ReplicaSet
-	8,  // 52: podline.apps.v1.ReplicaSets.UpdateStatus:output_type -> podline.apps.v1.ReplicaSet
-	8,  // 53: podline.apps.v1.ReplicaSets.Delete:output_type -> podline.apps.v1.ReplicaSet
-	3,  // 54: podline.apps.v1.ReplicaSets.DeleteCollection:output_type -> podline.apps.v1.ReplicaSetList
-	8,  // 55: podline.apps.v1.ReplicaSets.Patch:output_type -> podline.apps.v1.ReplicaSet
-	8,  // 56: podline.apps.v1.ReplicaSets.PatchStatus:output_type -> podline.apps.v1.ReplicaSet
-	15, // 57: podline.apps.v1.ReplicaSets.GetScale:output_type -> podline.autoscaling.v1.Scale
-	15, // 58: podline.apps.v1.ReplicaSets.UpdateScale:output_type -> podline.autoscaling.v1.Scale
-	15, // 59: podline.apps.v1.ReplicaSets.PatchScale:output_type -> podline.autoscaling.v1.Scale
-	34, // [34:60] is the sub-list for method output_type
-	8,  // [8:34] is the sub-list for method input_type
+	9,  // 13: podline.apps.v1.Deployments.GetStatus:input_type -> podline.meta.v1.GetRequest
+	2,  // 14: podline.apps.v1.Deployments.UpdateStatus:input_type -> podline.apps.v1.DeploymentWriteRequest
+	11, // 15: podline.apps.v1.Deployments.Delete:input_type -> podline.meta.v1.DeleteRequest
+	12, // 16: podline.apps.v1.Deployments.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	13, // 17: podline.apps.v1.Deployments.Patch:input_type -> podline.meta.v1.PatchRequest
+	13, // 18: podline.apps.v1.Deployments.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	9,  // 19: podline.apps.v1.Deployments.GetScale:input_type -> podline.meta.v1.GetRequest
+	14, // 20: podline.apps.v1.Deployments.UpdateScale:input_type -> podline.autoscaling.v1.ScaleWriteRequest
+	13, // 21: podline.apps.v1.Deployments.PatchScale:input_type -> podline.meta.v1.PatchRequest
+	9,  // 22: podline.apps.v1.ReplicaSets.Get:input_type -> podline.meta.v1.GetRequest
+	10, // 23: podline.apps.v1.ReplicaSets.List:input_type -> podline.meta.v1.ListRequest
+	10, // 24: podline.apps.v1.ReplicaSets.Watch:input_type -> podline.meta.v1.ListRequest
+	5,  // 25: podline.apps.v1.ReplicaSets.Create:input_type -> podline.apps.v1.ReplicaSetWriteRequest
+	5,  // 26: podline.apps.v1.ReplicaSets.Update:input_type -> podline.apps.v1.ReplicaSetWriteRequest
+	9,  // 27: podline.apps.v1.ReplicaSets.GetStatus:input_type -> podline.meta.v1.GetRequest
+	5,  // 28: podline.apps.v1.ReplicaSets.UpdateStatus:input_type -> podline.apps.v1.ReplicaSetWriteRequest
+	11, // 29: podline.apps.v1.ReplicaSets.Delete:input_type -> podline.meta.v1.DeleteRequest
+	12, // 30: podline.apps.v1.ReplicaSets.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	13, // 31: podline.apps.v1.ReplicaSets.Patch:input_type -> podline.meta.v1.PatchRequest
+	13, // 32: podline.apps.v1.ReplicaSets.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	9,  // 33: podline.apps.v1.ReplicaSets.GetScale:input_type -> podline.meta.v1.GetRequest
+	14, // 34: podline.apps.v1.ReplicaSets.UpdateScale:input_type -> podline.autoscaling.v1.ScaleWriteRequest
+	13, // 35: podline.apps.v1.ReplicaSets.PatchScale:input_type -> podline.meta.v1.PatchRequest
+	7,  // 36: podline.apps.v1.Deployments.Get:output_type -> podline.apps.v1.Deployment
+	0,  // 37: podline.apps.v1.Deployments.List:output_type -> podline.apps.v1.DeploymentList
+	1,  // 38: podline.apps.v1.Deployments.Watch:output_type -> podline.apps.v1.DeploymentWatchEvent
+	7,  // 39: podline.apps.v1.Deployments.Create:output_type -> podline.apps.v1.Deployment
+	7,  // 40: podline.apps.v1.Deployments.Update:output_type -> podline.apps.v1.Deployment
+	7,  // 41: podline.apps.v1.Deployments.GetStatus:output_type -> podline.apps.v1.Deployment
+	7,  // 42: podline.apps.v1.Deployments.UpdateStatus:output_type -> podline.apps.v1.Deployment
+	7,  // 43: podline.apps.v1.Deployments.Delete:output_type -> podline.apps.v1.Deployment
+	0,  // 44: podline.apps.v1.Deployments.DeleteCollection:output_type -> podline.apps.v1.DeploymentList
+	7,  // 45: podline.apps.v1.Deployments.Patch:output_type -> podline.apps.v1.Deployment
+	7,  // 46: podline.apps.v1.Deployments.PatchStatus:output_type -> podline.apps.v1.Deployment
+	15, // 47: podline.apps.v1.Deployments.GetScale:output_type -> podline.autoscaling.v1.Scale
+	15, // 48: podline.apps.v1.Deployments.UpdateScale:output_type -> podline.autoscaling.v1.Scale
+	15, // 49: podline.apps.v1.Deployments.PatchScale:output_type -> podline.autoscaling.v1.Scale
+	8,  // 50: podline.apps.v1.ReplicaSets.Get:output_type -> podline.apps.v1.ReplicaSet
+	3,  // 51: podline.apps.v1.ReplicaSets.List:output_type -> podline.apps.v1.ReplicaSetList
+	4,  // 52: podline.apps.v1.ReplicaSets.Watch:output_type -> podline.apps.v1.ReplicaSetWatchEvent
+	8,  // 53: podline.apps.v1.ReplicaSets.Create:output_type -> podline.apps.v1.ReplicaSet
+	8,  // 54: podline.apps.v1.ReplicaSets.Update:output_type -> podline.apps.v1.ReplicaSet
+	8,  // 55: podline.apps.v1.ReplicaSets.GetStatus:output_type -> podline.apps.v1.ReplicaSet
+	8,  // 56: podline.apps.v1.ReplicaSets.UpdateStatus:output_type -> podline.apps.v1.ReplicaSet
+	8,  // 57: podline.apps.v1.ReplicaSets.Delete:output_type -> podline.apps.v1.ReplicaSet
+	3,  // 58: podline.apps.v1.ReplicaSets.DeleteCollection:output_type -> podline.apps.v1.ReplicaSetList
+	8,  // 59: podline.apps.v1.ReplicaSets.Patch:output_type -> podline.apps.v1.ReplicaSet
+	8,  // 60: podline.apps.v1.ReplicaSets.PatchStatus:output_type -> podline.apps.v1.ReplicaSet
+	15, // 61: podline.apps.v1.ReplicaSets.GetScale:output_type -> podline.autoscaling.v1.Scale
+	15, // 62: podline.apps.v1.ReplicaSets.UpdateScale:output_type -> podline.autoscaling.v1.Scale
+	15, // 63: podline.apps.v1.ReplicaSets.PatchScale:output_type -> podline.autoscaling.v1.Scale
+	36, // [36:64] is the sub-list for method output_type
+	8,  // [8:36] is the sub-list for method input_type
 	8,  // [8:8] is the sub-list for extension type_name
 	8,  // [8:8] is the sub-list for extension extendee
 	0,  // [0:8] is the sub-list for field type_name

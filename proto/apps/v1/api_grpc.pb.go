@@ -28,6 +28,7 @@ const (
 	Deployments_Watch_FullMethodName            = "/podline.apps.v1.Deployments/Watch"
 	Deployments_Create_FullMethodName           = "/podline.apps.v1.Deployments/Create"
 	Deployments_Update_FullMethodName           = "/podline.apps.v1.Deployments/Update"
+	Deployments_GetStatus_FullMethodName        = "/podline.apps.v1.Deployments/GetStatus"
 	Deployments_UpdateStatus_FullMethodName     = "/podline.apps.v1.Deployments/UpdateStatus"
 	Deployments_Delete_FullMethodName           = "/podline.apps.v1.Deployments/Delete"
 	Deployments_DeleteCollection_FullMethodName = "/podline.apps.v1.Deployments/DeleteCollection"
@@ -49,6 +50,7 @@ type DeploymentsClient interface {
 	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[DeploymentWatchEvent], error)
 	Create(ctx context.Context, in *DeploymentWriteRequest, opts ...grpc.CallOption) (*Deployment, error)
 	Update(ctx context.Context, in *DeploymentWriteRequest, opts ...grpc.CallOption) (*Deployment, error)
+	GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Deployment, error)
 	UpdateStatus(ctx context.Context, in *DeploymentWriteRequest, opts ...grpc.CallOption) (*Deployment, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Deployment, error)
 	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*DeploymentList, error)
@@ -120,6 +122,16 @@ func (c *deploymentsClient) Update(ctx context.Context, in *DeploymentWriteReque
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Deployment)
 	err := c.cc.Invoke(ctx, Deployments_Update_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *deploymentsClient) GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Deployment, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Deployment)
+	err := c.cc.Invoke(ctx, Deployments_GetStatus_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +229,7 @@ type DeploymentsServer interface {
 	Watch(*v1.ListRequest, grpc.ServerStreamingServer[DeploymentWatchEvent]) error
 	Create(context.Context, *DeploymentWriteRequest) (*Deployment, error)
 	Update(context.Context, *DeploymentWriteRequest) (*Deployment, error)
+	GetStatus(context.Context, *v1.GetRequest) (*Deployment, error)
 	UpdateStatus(context.Context, *DeploymentWriteRequest) (*Deployment, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Deployment, error)
 	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*DeploymentList, error)
@@ -249,6 +262,9 @@ func (UnimplementedDeploymentsServer) Create(context.Context, *DeploymentWriteRe
 }
 func (UnimplementedDeploymentsServer) Update(context.Context, *DeploymentWriteRequest) (*Deployment, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedDeploymentsServer) GetStatus(context.Context, *v1.GetRequest) (*Deployment, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStatus not implemented")
 }
 func (UnimplementedDeploymentsServer) UpdateStatus(context.Context, *DeploymentWriteRequest) (*Deployment, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateStatus not implemented")
@@ -374,6 +390,24 @@ func _Deployments_Update_Handler(srv interface{}, ctx context.Context, dec func(
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(DeploymentsServer).Update(ctx, req.(*DeploymentWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Deployments_GetStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DeploymentsServer).GetStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Deployments_GetStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DeploymentsServer).GetStatus(ctx, req.(*v1.GetRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -546,6 +580,10 @@ var Deployments_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Deployments_Update_Handler,
 		},
 		{
+			MethodName: "GetStatus",
+			Handler:    _Deployments_GetStatus_Handler,
+		},
+		{
 			MethodName: "UpdateStatus",
 			Handler:    _Deployments_UpdateStatus_Handler,
 		},
@@ -594,6 +632,7 @@ const (
 	ReplicaSets_Watch_FullMethodName            = "/podline.apps.v1.ReplicaSets/Watch"
 	ReplicaSets_Create_FullMethodName           = "/podline.apps.v1.ReplicaSets/Create"
 	ReplicaSets_Update_FullMethodName           = "/podline.apps.v1.ReplicaSets/Update"
+	ReplicaSets_GetStatus_FullMethodName        = "/podline.apps.v1.ReplicaSets/GetStatus"
 	ReplicaSets_UpdateStatus_FullMethodName     = "/podline.apps.v1.ReplicaSets/UpdateStatus"
 	ReplicaSets_Delete_FullMethodName           = "/podline.apps.v1.ReplicaSets/Delete"
 	ReplicaSets_DeleteCollection_FullMethodName = "/podline.apps.v1.ReplicaSets/DeleteCollection"
@@ -615,6 +654,7 @@ type ReplicaSetsClient interface {
 	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReplicaSetWatchEvent], error)
 	Create(ctx context.Context, in *ReplicaSetWriteRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
 	Update(ctx context.Context, in *ReplicaSetWriteRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
+	GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
 	UpdateStatus(ctx context.Context, in *ReplicaSetWriteRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*ReplicaSet, error)
 	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ReplicaSetList, error)
@@ -686,6 +726,16 @@ func (c *replicaSetsClient) Update(ctx context.Context, in *ReplicaSetWriteReque
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ReplicaSet)
 	err := c.cc.Invoke(ctx, ReplicaSets_Update_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *replicaSetsClient) GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*ReplicaSet, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReplicaSet)
+	err := c.cc.Invoke(ctx, ReplicaSets_GetStatus_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -783,6 +833,7 @@ type ReplicaSetsServer interface {
 	Watch(*v1.ListRequest, grpc.ServerStreamingServer[ReplicaSetWatchEvent]) error
 	Create(context.Context, *ReplicaSetWriteRequest) (*ReplicaSet, error)
 	Update(context.Context, *ReplicaSetWriteRequest) (*ReplicaSet, error)
+	GetStatus(context.Context, *v1.GetRequest) (*ReplicaSet, error)
 	UpdateStatus(context.Context, *ReplicaSetWriteRequest) (*ReplicaSet, error)
 	Delete(context.Context, *v1.DeleteRequest) (*ReplicaSet, error)
 	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ReplicaSetList, error)
@@ -815,6 +866,9 @@ func (UnimplementedReplicaSetsServer) Create(context.Context, *ReplicaSetWriteRe
 }
 func (UnimplementedReplicaSetsServer) Update(context.Context, *ReplicaSetWriteRequest) (*ReplicaSet, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedReplicaSetsServer) GetStatus(context.Context, *v1.GetRequest) (*ReplicaSet, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStatus not implemented")
 }
 func (UnimplementedReplicaSetsServer) UpdateStatus(context.Context, *ReplicaSetWriteRequest) (*ReplicaSet, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateStatus not implemented")
@@ -940,6 +994,24 @@ func _ReplicaSets_Update_Handler(srv interface{}, ctx context.Context, dec func(
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(ReplicaSetsServer).Update(ctx, req.(*ReplicaSetWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReplicaSets_GetStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReplicaSetsServer).GetStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReplicaSets_GetStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReplicaSetsServer).GetStatus(ctx, req.(*v1.GetRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1110,6 +1182,10 @@ var ReplicaSets_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Update",
 			Handler:    _ReplicaSets_Update_Handler,
+		},
+		{
+			MethodName: "GetStatus",
+			Handler:    _ReplicaSets_GetStatus_Handler,
 		},
 		{
 			MethodName: "UpdateStatus",

@@ -108,6 +108,7 @@ func groupProto(g apis.Group) []byte {
 		p("  rpc Create(%sWriteRequest) returns (%s);", k, k)
 		p("  rpc Update(%sWriteRequest) returns (%s);", k, k)
 		if r.Status {
+			p("  rpc GetStatus(podline.meta.v1.GetRequest) returns (%s);", k)
 			p("  rpc UpdateStatus(%sWriteRequest) returns (%s);", k, k)
 		}
 		p("  rpc Delete(podline.meta.v1.DeleteRequest) returns (%s);", k)
@@ -183,6 +184,7 @@ func gatewayYAML() []byte {
 		rule(sel+"Create", "post", collection, "object")
 		rule(sel+"Update", "put", item, "object")
 		if r.Status {
+			rule(sel+"GetStatus", "get", item+"/status", "")
 			rule(sel+"UpdateStatus", "put", item+"/status", "object")
 		}
 		rule(sel+"Delete", "delete", item, "options")

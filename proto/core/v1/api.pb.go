@@ -2119,48 +2119,52 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x06object\x18\x03 \x01(\v2\x1e.podline.core.v1.ResourceQuotaR\x06object\x12\x17\n" +
 	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
 	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
-	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xf6\x05\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xb6\x06\n" +
 	"\x04Pods\x128\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x14.podline.core.v1.Pod\x12>\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x18.podline.core.v1.PodList\x12G\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a\x1e.podline.core.v1.PodWatchEvent0\x01\x12@\n" +
 	"\x06Create\x12 .podline.core.v1.PodWriteRequest\x1a\x14.podline.core.v1.Pod\x12@\n" +
-	"\x06Update\x12 .podline.core.v1.PodWriteRequest\x1a\x14.podline.core.v1.Pod\x12F\n" +
+	"\x06Update\x12 .podline.core.v1.PodWriteRequest\x1a\x14.podline.core.v1.Pod\x12>\n" +
+	"\tGetStatus\x12\x1b.podline.meta.v1.GetRequest\x1a\x14.podline.core.v1.Pod\x12F\n" +
 	"\fUpdateStatus\x12 .podline.core.v1.PodWriteRequest\x1a\x14.podline.core.v1.Pod\x12>\n" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x14.podline.core.v1.Pod\x12V\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x18.podline.core.v1.PodList\x12<\n" +
 	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x14.podline.core.v1.Pod\x12B\n" +
 	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x14.podline.core.v1.Pod\x12E\n" +
-	"\x04Bind\x12$.podline.core.v1.BindingWriteRequest\x1a\x17.podline.meta.v1.Status2\xbd\x05\n" +
+	"\x04Bind\x12$.podline.core.v1.BindingWriteRequest\x1a\x17.podline.meta.v1.Status2\xfe\x05\n" +
 	"\x05Nodes\x129\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x15.podline.core.v1.Node\x12?\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x19.podline.core.v1.NodeList\x12H\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a\x1f.podline.core.v1.NodeWatchEvent0\x01\x12B\n" +
 	"\x06Create\x12!.podline.core.v1.NodeWriteRequest\x1a\x15.podline.core.v1.Node\x12B\n" +
-	"\x06Update\x12!.podline.core.v1.NodeWriteRequest\x1a\x15.podline.core.v1.Node\x12H\n" +
+	"\x06Update\x12!.podline.core.v1.NodeWriteRequest\x1a\x15.podline.core.v1.Node\x12?\n" +
+	"\tGetStatus\x12\x1b.podline.meta.v1.GetRequest\x1a\x15.podline.core.v1.Node\x12H\n" +
 	"\fUpdateStatus\x12!.podline.core.v1.NodeWriteRequest\x1a\x15.podline.core.v1.Node\x12?\n" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x15.podline.core.v1.Node\x12W\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x19.podline.core.v1.NodeList\x12=\n" +
 	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x15.podline.core.v1.Node\x12C\n" +
-	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x15.podline.core.v1.Node2\x83\x06\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x15.podline.core.v1.Node2\xc9\x06\n" +
 	"\n" +
 	"Namespaces\x12>\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1a.podline.core.v1.Namespace\x12D\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1e.podline.core.v1.NamespaceList\x12M\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a$.podline.core.v1.NamespaceWatchEvent0\x01\x12L\n" +
 	"\x06Create\x12&.podline.core.v1.NamespaceWriteRequest\x1a\x1a.podline.core.v1.Namespace\x12L\n" +
-	"\x06Update\x12&.podline.core.v1.NamespaceWriteRequest\x1a\x1a.podline.core.v1.Namespace\x12R\n" +
+	"\x06Update\x12&.podline.core.v1.NamespaceWriteRequest\x1a\x1a.podline.core.v1.Namespace\x12D\n" +
+	"\tGetStatus\x12\x1b.podline.meta.v1.GetRequest\x1a\x1a.podline.core.v1.Namespace\x12R\n" +
 	"\fUpdateStatus\x12&.podline.core.v1.NamespaceWriteRequest\x1a\x1a.podline.core.v1.Namespace\x12D\n" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1a.podline.core.v1.Namespace\x12\\\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1e.podline.core.v1.NamespaceList\x12B\n" +
 	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1a.podline.core.v1.Namespace\x12H\n" +
-	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1a.podline.core.v1.Namespace2\xe7\x05\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1a.podline.core.v1.Namespace2\xab\x06\n" +
 	"\bServices\x12<\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x18.podline.core.v1.Service\x12B\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1c.podline.core.v1.ServiceList\x12K\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a\".podline.core.v1.ServiceWatchEvent0\x01\x12H\n" +
 	"\x06Create\x12$.podline.core.v1.ServiceWriteRequest\x1a\x18.podline.core.v1.Service\x12H\n" +
-	"\x06Update\x12$.podline.core.v1.ServiceWriteRequest\x1a\x18.podline.core.v1.Service\x12N\n" +
+	"\x06Update\x12$.podline.core.v1.ServiceWriteRequest\x1a\x18.podline.core.v1.Service\x12B\n" +
+	"\tGetStatus\x12\x1b.podline.meta.v1.GetRequest\x1a\x18.podline.core.v1.Service\x12N\n" +
 	"\fUpdateStatus\x12$.podline.core.v1.ServiceWriteRequest\x1a\x18.podline.core.v1.Service\x12B\n" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x18.podline.core.v1.Service\x12Z\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1c.podline.core.v1.ServiceList\x12@\n" +
@@ -2202,13 +2206,14 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x06Update\x12+.podline.core.v1.ServiceAccountWriteRequest\x1a\x1f.podline.core.v1.ServiceAccount\x12I\n" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1f.podline.core.v1.ServiceAccount\x12a\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a#.podline.core.v1.ServiceAccountList\x12G\n" +
-	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1f.podline.core.v1.ServiceAccount2\xbb\x06\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1f.podline.core.v1.ServiceAccount2\x85\a\n" +
 	"\x0eResourceQuotas\x12B\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12H\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\".podline.core.v1.ResourceQuotaList\x12Q\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a(.podline.core.v1.ResourceQuotaWatchEvent0\x01\x12T\n" +
 	"\x06Create\x12*.podline.core.v1.ResourceQuotaWriteRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12T\n" +
-	"\x06Update\x12*.podline.core.v1.ResourceQuotaWriteRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12Z\n" +
+	"\x06Update\x12*.podline.core.v1.ResourceQuotaWriteRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12H\n" +
+	"\tGetStatus\x12\x1b.podline.meta.v1.GetRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12Z\n" +
 	"\fUpdateStatus\x12*.podline.core.v1.ResourceQuotaWriteRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12H\n" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1e.podline.core.v1.ResourceQuota\x12`\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\".podline.core.v1.ResourceQuotaList\x12F\n" +
@@ -2318,169 +2323,179 @@ var file_core_v1_api_proto_depIdxs = []int32{
 	40,  // 39: podline.core.v1.Pods.Watch:input_type -> podline.meta.v1.ListRequest
 	2,   // 40: podline.core.v1.Pods.Create:input_type -> podline.core.v1.PodWriteRequest
 	2,   // 41: podline.core.v1.Pods.Update:input_type -> podline.core.v1.PodWriteRequest
-	2,   // 42: podline.core.v1.Pods.UpdateStatus:input_type -> podline.core.v1.PodWriteRequest
-	41,  // 43: podline.core.v1.Pods.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 44: podline.core.v1.Pods.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 45: podline.core.v1.Pods.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 46: podline.core.v1.Pods.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	3,   // 47: podline.core.v1.Pods.Bind:input_type -> podline.core.v1.BindingWriteRequest
-	39,  // 48: podline.core.v1.Nodes.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 49: podline.core.v1.Nodes.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 50: podline.core.v1.Nodes.Watch:input_type -> podline.meta.v1.ListRequest
-	6,   // 51: podline.core.v1.Nodes.Create:input_type -> podline.core.v1.NodeWriteRequest
-	6,   // 52: podline.core.v1.Nodes.Update:input_type -> podline.core.v1.NodeWriteRequest
-	6,   // 53: podline.core.v1.Nodes.UpdateStatus:input_type -> podline.core.v1.NodeWriteRequest
-	41,  // 54: podline.core.v1.Nodes.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 55: podline.core.v1.Nodes.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 56: podline.core.v1.Nodes.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 57: podline.core.v1.Nodes.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	39,  // 58: podline.core.v1.Namespaces.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 59: podline.core.v1.Namespaces.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 60: podline.core.v1.Namespaces.Watch:input_type -> podline.meta.v1.ListRequest
-	9,   // 61: podline.core.v1.Namespaces.Create:input_type -> podline.core.v1.NamespaceWriteRequest
-	9,   // 62: podline.core.v1.Namespaces.Update:input_type -> podline.core.v1.NamespaceWriteRequest
-	9,   // 63: podline.core.v1.Namespaces.UpdateStatus:input_type -> podline.core.v1.NamespaceWriteRequest
-	41,  // 64: podline.core.v1.Namespaces.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 65: podline.core.v1.Namespaces.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 66: podline.core.v1.Namespaces.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 67: podline.core.v1.Namespaces.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	39,  // 68: podline.core.v1.Services.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 69: podline.core.v1.Services.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 70: podline.core.v1.Services.Watch:input_type -> podline.meta.v1.ListRequest
-	12,  // 71: podline.core.v1.Services.Create:input_type -> podline.core.v1.ServiceWriteRequest
-	12,  // 72: podline.core.v1.Services.Update:input_type -> podline.core.v1.ServiceWriteRequest
-	12,  // 73: podline.core.v1.Services.UpdateStatus:input_type -> podline.core.v1.ServiceWriteRequest
-	41,  // 74: podline.core.v1.Services.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 75: podline.core.v1.Services.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 76: podline.core.v1.Services.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 77: podline.core.v1.Services.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	39,  // 78: podline.core.v1.Events.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 79: podline.core.v1.Events.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 80: podline.core.v1.Events.Watch:input_type -> podline.meta.v1.ListRequest
-	15,  // 81: podline.core.v1.Events.Create:input_type -> podline.core.v1.EventWriteRequest
-	15,  // 82: podline.core.v1.Events.Update:input_type -> podline.core.v1.EventWriteRequest
-	41,  // 83: podline.core.v1.Events.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 84: podline.core.v1.Events.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 85: podline.core.v1.Events.Patch:input_type -> podline.meta.v1.PatchRequest
-	39,  // 86: podline.core.v1.ConfigMaps.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 87: podline.core.v1.ConfigMaps.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 88: podline.core.v1.ConfigMaps.Watch:input_type -> podline.meta.v1.ListRequest
-	18,  // 89: podline.core.v1.ConfigMaps.Create:input_type -> podline.core.v1.ConfigMapWriteRequest
-	18,  // 90: podline.core.v1.ConfigMaps.Update:input_type -> podline.core.v1.ConfigMapWriteRequest
-	41,  // 91: podline.core.v1.ConfigMaps.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 92: podline.core.v1.ConfigMaps.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 93: podline.core.v1.ConfigMaps.Patch:input_type -> podline.meta.v1.PatchRequest
-	39,  // 94: podline.core.v1.Secrets.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 95: podline.core.v1.Secrets.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 96: podline.core.v1.Secrets.Watch:input_type -> podline.meta.v1.ListRequest
-	21,  // 97: podline.core.v1.Secrets.Create:input_type -> podline.core.v1.SecretWriteRequest
-	21,  // 98: podline.core.v1.Secrets.Update:input_type -> podline.core.v1.SecretWriteRequest
-	41,  // 99: podline.core.v1.Secrets.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 100: podline.core.v1.Secrets.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 101: podline.core.v1.Secrets.Patch:input_type -> podline.meta.v1.PatchRequest
-	39,  // 102: podline.core.v1.ServiceAccounts.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 103: podline.core.v1.ServiceAccounts.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 104: podline.core.v1.ServiceAccounts.Watch:input_type -> podline.meta.v1.ListRequest
-	24,  // 105: podline.core.v1.ServiceAccounts.Create:input_type -> podline.core.v1.ServiceAccountWriteRequest
-	24,  // 106: podline.core.v1.ServiceAccounts.Update:input_type -> podline.core.v1.ServiceAccountWriteRequest
-	41,  // 107: podline.core.v1.ServiceAccounts.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 108: podline.core.v1.ServiceAccounts.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 109: podline.core.v1.ServiceAccounts.Patch:input_type -> podline.meta.v1.PatchRequest
-	39,  // 110: podline.core.v1.ResourceQuotas.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 111: podline.core.v1.ResourceQuotas.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 112: podline.core.v1.ResourceQuotas.Watch:input_type -> podline.meta.v1.ListRequest
-	27,  // 113: podline.core.v1.ResourceQuotas.Create:input_type -> podline.core.v1.ResourceQuotaWriteRequest
-	27,  // 114: podline.core.v1.ResourceQuotas.Update:input_type -> podline.core.v1.ResourceQuotaWriteRequest
-	27,  // 115: podline.core.v1.ResourceQuotas.UpdateStatus:input_type -> podline.core.v1.ResourceQuotaWriteRequest
-	41,  // 116: podline.core.v1.ResourceQuotas.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 117: podline.core.v1.ResourceQuotas.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 118: podline.core.v1.ResourceQuotas.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 119: podline.core.v1.ResourceQuotas.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	29,  // 120: podline.core.v1.Pods.Get:output_type -> podline.core.v1.Pod
-	0,   // 121: podline.core.v1.Pods.List:output_type -> podline.core.v1.PodList
-	1,   // 122: podline.core.v1.Pods.Watch:output_type -> podline.core.v1.PodWatchEvent
-	29,  // 123: podline.core.v1.Pods.Create:output_type -> podline.core.v1.Pod
-	29,  // 124: podline.core.v1.Pods.Update:output_type -> podline.core.v1.Pod
-	29,  // 125: podline.core.v1.Pods.UpdateStatus:output_type -> podline.core.v1.Pod
-	29,  // 126: podline.core.v1.Pods.Delete:output_type -> podline.core.v1.Pod
-	0,   // 127: podline.core.v1.Pods.DeleteCollection:output_type -> podline.core.v1.PodList
-	29,  // 128: podline.core.v1.Pods.Patch:output_type -> podline.core.v1.Pod
-	29,  // 129: podline.core.v1.Pods.PatchStatus:output_type -> podline.core.v1.Pod
-	44,  // 130: podline.core.v1.Pods.Bind:output_type -> podline.meta.v1.Status
-	31,  // 131: podline.core.v1.Nodes.Get:output_type -> podline.core.v1.Node
-	4,   // 132: podline.core.v1.Nodes.List:output_type -> podline.core.v1.NodeList
-	5,   // 133: podline.core.v1.Nodes.Watch:output_type -> podline.core.v1.NodeWatchEvent
-	31,  // 134: podline.core.v1.Nodes.Create:output_type -> podline.core.v1.Node
-	31,  // 135: podline.core.v1.Nodes.Update:output_type -> podline.core.v1.Node
-	31,  // 136: podline.core.v1.Nodes.UpdateStatus:output_type -> podline.core.v1.Node
-	31,  // 137: podline.core.v1.Nodes.Delete:output_type -> podline.core.v1.Node
-	4,   // 138: podline.core.v1.Nodes.DeleteCollection:output_type -> podline.core.v1.NodeList
-	31,  // 139: podline.core.v1.Nodes.Patch:output_type -> podline.core.v1.Node
-	31,  // 140: podline.core.v1.Nodes.PatchStatus:output_type -> podline.core.v1.Node
-	32,  // 141: podline.core.v1.Namespaces.Get:output_type -> podline.core.v1.Namespace
-	7,   // 142: podline.core.v1.Namespaces.List:output_type -> podline.core.v1.NamespaceList
-	8,   // 143: podline.core.v1.Namespaces.Watch:output_type -> podline.core.v1.NamespaceWatchEvent
-	32,  // 144: podline.core.v1.Namespaces.Create:output_type -> podline.core.v1.Namespace
-	32,  // 145: podline.core.v1.Namespaces.Update:output_type -> podline.core.v1.Namespace
-	32,  // 146: podline.core.v1.Namespaces.UpdateStatus:output_type -> podline.core.v1.Namespace
-	32,  // 147: podline.core.v1.Namespaces.Delete:output_type -> podline.core.v1.Namespace
-	7,   // 148: podline.core.v1.Namespaces.DeleteCollection:output_type -> podline.core.v1.NamespaceList
-	32,  // 149: podline.core.v1.Namespaces.Patch:output_type -> podline.core.v1.Namespace
-	32,  // 150: podline.core.v1.Namespaces.PatchStatus:output_type -> podline.core.v1.Namespace
-	33,  // 151: podline.core.v1.Services.Get:output_type -> podline.core.v1.Service
-	10,  // 152: podline.core.v1.Services.List:output_type -> podline.core.v1.ServiceList
-	11,  // 153: podline.core.v1.Services.Watch:output_type -> podline.core.v1.ServiceWatchEvent
-	33,  // 154: podline.core.v1.Services.Create:output_type -> podline.core.v1.Service
-	33,  // 155: podline.core.v1.Services.Update:output_type -> podline.core.v1.Service
-	33,  // 156: podline.core.v1.Services.UpdateStatus:output_type -> podline.core.v1.Service
-	33,  // 157: podline.core.v1.Services.Delete:output_type -> podline.core.v1.Service
-	10,  // 158: podline.core.v1.Services.DeleteCollection:output_type -> podline.core.v1.ServiceList
-	33,  // 159: podline.core.v1.Services.Patch:output_type -> podline.core.v1.Service
-	33,  // 160: podline.core.v1.Services.PatchStatus:output_type -> podline.core.v1.Service
-	34,  // 161: podline.core.v1.Events.Get:output_type -> podline.core.v1.Event
-	13,  // 162: podline.core.v1.Events.List:output_type -> podline.core.v1.EventList
-	14,  // 163: podline.core.v1.Events.Watch:output_type -> podline.core.v1.EventWatchEvent
-	34,  // 164: podline.core.v1.Events.Create:output_type -> podline.core.v1.Event
-	34,  // 165: podline.core.v1.Events.Update:output_type -> podline.core.v1.Event
-	34,  // 166: podline.core.v1.Events.Delete:output_type -> podline.core.v1.Event
-	13,  // 167: podline.core.v1.Events.DeleteCollection:output_type -> podline.core.v1.EventList
-	34,  // 168: podline.core.v1.Events.Patch:output_type -> podline.core.v1.Event
-	35,  // 169: podline.core.v1.ConfigMaps.Get:output_type -> podline.core.v1.ConfigMap
-	16,  // 170: podline.core.v1.ConfigMaps.List:output_type -> podline.core.v1.ConfigMapList
-	17,  // 171: podline.core.v1.ConfigMaps.Watch:output_type -> podline.core.v1.ConfigMapWatchEvent
-	35,  // 172: podline.core.v1.ConfigMaps.Create:output_type -> podline.core.v1.ConfigMap
-	35,  // 173: podline.core.v1.ConfigMaps.Update:output_type -> podline.core.v1.ConfigMap
-	35,  // 174: podline.core.v1.ConfigMaps.Delete:output_type -> podline.core.v1.ConfigMap
-	16,  // 175: podline.core.v1.ConfigMaps.DeleteCollection:output_type -> podline.core.v1.ConfigMapList
-	35,  // 176: podline.core.v1.ConfigMaps.Patch:output_type -> podline.core.v1.ConfigMap
-	36,  // 177: podline.core.v1.Secrets.Get:output_type -> podline.core.v1.Secret
-	19,  // 178: podline.core.v1.Secrets.List:output_type -> podline.core.v1.SecretList
-	20,  // 179: podline.core.v1.Secrets.Watch:output_type -> podline.core.v1.SecretWatchEvent
-	36,  // 180: podline.core.v1.Secrets.Create:output_type -> podline.core.v1.Secret
-	36,  // 181: podline.core.v1.Secrets.Update:output_type -> podline.core.v1.Secret
-	36,  // 182: podline.core.v1.Secrets.Delete:output_type -> podline.core.v1.Secret
-	19,  // 183: podline.core.v1.Secrets.DeleteCollection:output_type -> podline.core.v1.SecretList
-	36,  // 184: podline.core.v1.Secrets.Patch:output_type -> podline.core.v1.Secret
-	37,  // 185: podline.core.v1.ServiceAccounts.Get:output_type -> podline.core.v1.ServiceAccount
-	22,  // 186: podline.core.v1.ServiceAccounts.List:output_type -> podline.core.v1.ServiceAccountList
-	23,  // 187: podline.core.v1.ServiceAccounts.Watch:output_type -> podline.core.v1.ServiceAccountWatchEvent
-	37,  // 188: podline.core.v1.ServiceAccounts.Create:output_type -> podline.core.v1.ServiceAccount
-	37,  // 189: podline.core.v1.ServiceAccounts.Update:output_type -> podline.core.v1.ServiceAccount
-	37,  // 190: podline.core.v1.ServiceAccounts.Delete:output_type -> podline.core.v1.ServiceAccount
-	22,  // 191: podline.core.v1.ServiceAccounts.DeleteCollection:output_type -> podline.core.v1.ServiceAccountList
-	37,  // 192: podline.core.v1.ServiceAccounts.Patch:output_type -> podline.core.v1.ServiceAccount
-	38,  // 193: podline.core.v1.ResourceQuotas.Get:output_type -> podline.core.v1.ResourceQuota
-	25,  // 194: podline.core.v1.ResourceQuotas.List:output_type -> podline.core.v1.ResourceQuotaList
-	26,  // 195: podline.core.v1.ResourceQuotas.Watch:output_type -> podline.core.v1.ResourceQuotaWatchEvent
-	38,  // 196: podline.core.v1.ResourceQuotas.Create:output_type -> podline.core.v1.ResourceQuota
-	38,  // 197: podline.core.v1.ResourceQuotas.Update:output_type -> podline.core.v1.ResourceQuota
-	38,  // 198: podline.core.v1.ResourceQuotas.UpdateStatus:output_type -> podline.core.v1.ResourceQuota
-	38,  // 199: podline.core.v1.ResourceQuotas.Delete:output_type -> podline.core.v1.ResourceQuota
-	25,  // 200: podline.core.v1.ResourceQuotas.DeleteCollection:output_type -> podline.core.v1.ResourceQuotaList
-	38,  // 201: podline.core.v1.ResourceQuotas.Patch:output_type -> podline.core.v1.ResourceQuota
-	38,  // 202: podline.core.v1.ResourceQuotas.PatchStatus:output_type -> podline.core.v1.ResourceQuota
-	120, // [120:203] is the sub-list for method output_type
-	37,  // [37:120] is the sub-list for method input_type
+	39,  // 42: podline.core.v1.Pods.GetStatus:input_type -> podline.meta.v1.GetRequest
+	2,   // 43: podline.core.v1.Pods.UpdateStatus:input_type -> podline.core.v1.PodWriteRequest
+	41,  // 44: podline.core.v1.Pods.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 45: podline.core.v1.Pods.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 46: podline.core.v1.Pods.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 47: podline.core.v1.Pods.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	3,   // 48: podline.core.v1.Pods.Bind:input_type -> podline.core.v1.BindingWriteRequest
+	39,  // 49: podline.core.v1.Nodes.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 50: podline.core.v1.Nodes.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 51: podline.core.v1.Nodes.Watch:input_type -> podline.meta.v1.ListRequest
+	6,   // 52: podline.core.v1.Nodes.Create:input_type -> podline.core.v1.NodeWriteRequest
+	6,   // 53: podline.core.v1.Nodes.Update:input_type -> podline.core.v1.NodeWriteRequest
+	39,  // 54: podline.core.v1.Nodes.GetStatus:input_type -> podline.meta.v1.GetRequest
+	6,   // 55: podline.core.v1.Nodes.UpdateStatus:input_type -> podline.core.v1.NodeWriteRequest
+	41,  // 56: podline.core.v1.Nodes.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 57: podline.core.v1.Nodes.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 58: podline.core.v1.Nodes.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 59: podline.core.v1.Nodes.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	39,  // 60: podline.core.v1.Namespaces.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 61: podline.core.v1.Namespaces.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 62: podline.core.v1.Namespaces.Watch:input_type -> podline.meta.v1.ListRequest
+	9,   // 63: podline.core.v1.Namespaces.Create:input_type -> podline.core.v1.NamespaceWriteRequest
+	9,   // 64: podline.core.v1.Namespaces.Update:input_type -> podline.core.v1.NamespaceWriteRequest
+	39,  // 65: podline.core.v1.Namespaces.GetStatus:input_type -> podline.meta.v1.GetRequest
+	9,   // 66: podline.core.v1.Namespaces.UpdateStatus:input_type -> podline.core.v1.NamespaceWriteRequest
+	41,  // 67: podline.core.v1.Namespaces.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 68: podline.core.v1.Namespaces.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 69: podline.core.v1.Namespaces.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 70: podline.core.v1.Namespaces.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	39,  // 71: podline.core.v1.Services.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 72: podline.core.v1.Services.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 73: podline.core.v1.Services.Watch:input_type -> podline.meta.v1.ListRequest
+	12,  // 74: podline.core.v1.Services.Create:input_type -> podline.core.v1.ServiceWriteRequest
+	12,  // 75: podline.core.v1.Services.Update:input_type -> podline.core.v1.ServiceWriteRequest
+	39,  // 76: podline.core.v1.Services.GetStatus:input_type -> podline.meta.v1.GetRequest
+	12,  // 77: podline.core.v1.Services.UpdateStatus:input_type -> podline.core.v1.ServiceWriteRequest
+	41,  // 78: podline.core.v1.Services.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 79: podline.core.v1.Services.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 80: podline.core.v1.Services.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 81: podline.core.v1.Services.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	39,  // 82: podline.core.v1.Events.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 83: podline.core.v1.Events.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 84: podline.core.v1.Events.Watch:input_type -> podline.meta.v1.ListRequest
+	15,  // 85: podline.core.v1.Events.Create:input_type -> podline.core.v1.EventWriteRequest
+	15,  // 86: podline.core.v1.Events.Update:input_type -> podline.core.v1.EventWriteRequest
+	41,  // 87: podline.core.v1.Events.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 88: podline.core.v1.Events.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 89: podline.core.v1.Events.Patch:input_type -> podline.meta.v1.PatchRequest
+	39,  // 90: podline.core.v1.ConfigMaps.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 91: podline.core.v1.ConfigMaps.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 92: podline.core.v1.ConfigMaps.Watch:input_type -> podline.meta.v1.ListRequest
+	18,  // 93: podline.core.v1.ConfigMaps.Create:input_type -> podline.core.v1.ConfigMapWriteRequest
+	18,  // 94: podline.core.v1.ConfigMaps.Update:input_type -> podline.core.v1.ConfigMapWriteRequest
+	41,  // 95: podline.core.v1.ConfigMaps.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 96: podline.core.v1.ConfigMaps.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 97: podline.core.v1.ConfigMaps.Patch:input_type -> podline.meta.v1.PatchRequest
+	39,  // 98: podline.core.v1.Secrets.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 99: podline.core.v1.Secrets.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 100: podline.core.v1.Secrets.Watch:input_type -> podline.meta.v1.ListRequest
+	21,  // 101: podline.core.v1.Secrets.Create:input_type -> podline.core.v1.SecretWriteRequest
+	21,  // 102: podline.core.v1.Secrets.Update:input_type -> podline.core.v1.SecretWriteRequest
+	41,  // 103: podline.core.v1.Secrets.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 104: podline.core.v1.Secrets.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 105: podline.core.v1.Secrets.Patch:input_type -> podline.meta.v1.PatchRequest
+	39,  // 106: podline.core.v1.ServiceAccounts.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 107: podline.core.v1.ServiceAccounts.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 108: podline.core.v1.ServiceAccounts.Watch:input_type -> podline.meta.v1.ListRequest
+	24,  // 109: podline.core.v1.ServiceAccounts.Create:input_type -> podline.core.v1.ServiceAccountWriteRequest
+	24,  // 110: podline.core.v1.ServiceAccounts.Update:input_type -> podline.core.v1.ServiceAccountWriteRequest
+	41,  // 111: podline.core.v1.ServiceAccounts.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 112: podline.core.v1.ServiceAccounts.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 113: podline.core.v1.ServiceAccounts.Patch:input_type -> podline.meta.v1.PatchRequest
+	39,  // 114: podline.core.v1.ResourceQuotas.Get:input_type -> podline.meta.v1.GetRequest
+	40,  // 115: podline.core.v1.ResourceQuotas.List:input_type -> podline.meta.v1.ListRequest
+	40,  // 116: podline.core.v1.ResourceQuotas.Watch:input_type -> podline.meta.v1.ListRequest
+	27,  // 117: podline.core.v1.ResourceQuotas.Create:input_type -> podline.core.v1.ResourceQuotaWriteRequest
+	27,  // 118: podline.core.v1.ResourceQuotas.Update:input_type -> podline.core.v1.ResourceQuotaWriteRequest
+	39,  // 119: podline.core.v1.ResourceQuotas.GetStatus:input_type -> podline.meta.v1.GetRequest
+	27,  // 120: podline.core.v1.ResourceQuotas.UpdateStatus:input_type -> podline.core.v1.ResourceQuotaWriteRequest
+	41,  // 121: podline.core.v1.ResourceQuotas.Delete:input_type -> podline.meta.v1.DeleteRequest
+	42,  // 122: podline.core.v1.ResourceQuotas.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	43,  // 123: podline.core.v1.ResourceQuotas.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 124: podline.core.v1.ResourceQuotas.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	29,  // 125: podline.core.v1.Pods.Get:output_type -> podline.core.v1.Pod
+	0,   // 126: podline.core.v1.Pods.List:output_type -> podline.core.v1.PodList
+	1,   // 127: podline.core.v1.Pods.Watch:output_type -> podline.core.v1.PodWatchEvent
+	29,  // 128: podline.core.v1.Pods.Create:output_type -> podline.core.v1.Pod
+	29,  // 129: podline.core.v1.Pods.Update:output_type -> podline.core.v1.Pod
+	29,  // 130: podline.core.v1.Pods.GetStatus:output_type -> podline.core.v1.Pod
+	29,  // 131: podline.core.v1.Pods.UpdateStatus:output_type -> podline.core.v1.Pod
+	29,  // 132: podline.core.v1.Pods.Delete:output_type -> podline.core.v1.Pod
+	0,   // 133: podline.core.v1.Pods.DeleteCollection:output_type -> podline.core.v1.PodList
+	29,  // 134: podline.core.v1.Pods.Patch:output_type -> podline.core.v1.Pod
+	29,  // 135: podline.core.v1.Pods.PatchStatus:output_type -> podline.core.v1.Pod
+	44,  // 136: podline.core.v1.Pods.Bind:output_type -> podline.meta.v1.Status
+	31,  // 137: podline.core.v1.Nodes.Get:output_type -> podline.core.v1.Node
+	4,   // 138: podline.core.v1.Nodes.List:output_type -> podline.core.v1.NodeList
+	5,   // 139: podline.core.v1.Nodes.Watch:output_type -> podline.core.v1.NodeWatchEvent
+	31,  // 140: podline.core.v1.Nodes.Create:output_type -> podline.core.v1.Node
+	31,  // 141: podline.core.v1.Nodes.Update:output_type -> podline.core.v1.Node
+	31,  // 142: podline.core.v1.Nodes.GetStatus:output_type -> podline.core.v1.Node
+	31,  // 143: podline.core.v1.Nodes.UpdateStatus:output_type -> podline.core.v1.Node
+	31,  // 144: podline.core.v1.Nodes.Delete:output_type -> podline.core.v1.Node
+	4,   // 145: podline.core.v1.Nodes.DeleteCollection:output_type -> podline.core.v1.NodeList
+	31,  // 146: podline.core.v1.Nodes.Patch:output_type -> podline.core.v1.Node
+	31,  // 147: podline.core.v1.Nodes.PatchStatus:output_type -> podline.core.v1.Node
+	32,  // 148: podline.core.v1.Namespaces.Get:output_type -> podline.core.v1.Namespace
+	7,   // 149: podline.core.v1.Namespaces.List:output_type -> podline.core.v1.NamespaceList
+	8,   // 150: podline.core.v1.Namespaces.Watch:output_type -> podline.core.v1.NamespaceWatchEvent
+	32,  // 151: podline.core.v1.Namespaces.Create:output_type -> podline.core.v1.Namespace
+	32,  // 152: podline.core.v1.Namespaces.Update:output_type -> podline.core.v1.Namespace
+	32,  // 153: podline.core.v1.Namespaces.GetStatus:output_type -> podline.core.v1.Namespace
+	32,  // 154: podline.core.v1.Namespaces.UpdateStatus:output_type -> podline.core.v1.Namespace
+	32,  // 155: podline.core.v1.Namespaces.Delete:output_type -> podline.core.v1.Namespace
+	7,   // 156: podline.core.v1.Namespaces.DeleteCollection:output_type -> podline.core.v1.NamespaceList
+	32,  // 157: podline.core.v1.Namespaces.Patch:output_type -> podline.core.v1.Namespace
+	32,  // 158: podline.core.v1.Namespaces.PatchStatus:output_type -> podline.core.v1.Namespace
+	33,  // 159: podline.core.v1.Services.Get:output_type -> podline.core.v1.Service
+	10,  // 160: podline.core.v1.Services.List:output_type -> podline.core.v1.ServiceList
+	11,  // 161: podline.core.v1.Services.Watch:output_type -> podline.core.v1.ServiceWatchEvent
+	33,  // 162: podline.core.v1.Services.Create:output_type -> podline.core.v1.Service
+	33,  // 163: podline.core.v1.Services.Update:output_type -> podline.core.v1.Service
+	33,  // 164: podline.core.v1.Services.GetStatus:output_type -> podline.core.v1.Service
+	33,  // 165: podline.core.v1.Services.UpdateStatus:output_type -> podline.core.v1.Service
+	33,  // 166: podline.core.v1.Services.Delete:output_type -> podline.core.v1.Service
+	10,  // 167: podline.core.v1.Services.DeleteCollection:output_type -> podline.core.v1.ServiceList
+	33,  // 168: podline.core.v1.Services.Patch:output_type -> podline.core.v1.Service
+	33,  // 169: podline.core.v1.Services.PatchStatus:output_type -> podline.core.v1.Service
+	34,  // 170: podline.core.v1.Events.Get:output_type -> podline.core.v1.Event
+	13,  // 171: podline.core.v1.Events.List:output_type -> podline.core.v1.EventList
+	14,  // 172: podline.core.v1.Events.Watch:output_type -> podline.core.v1.EventWatchEvent
+	34,  // 173: podline.core.v1.Events.Create:output_type -> podline.core.v1.Event
+	34,  // 174: podline.core.v1.Events.Update:output_type -> podline.core.v1.Event
+	34,  // 175: podline.core.v1.Events.Delete:output_type -> podline.core.v1.Event
+	13,  // 176: podline.core.v1.Events.DeleteCollection:output_type -> podline.core.v1.EventList
+	34,  // 177: podline.core.v1.Events.Patch:output_type -> podline.core.v1.Event
+	35,  // 178: podline.core.v1.ConfigMaps.Get:output_type -> podline.core.v1.ConfigMap
+	16,  // 179: podline.core.v1.ConfigMaps.List:output_type -> podline.core.v1.ConfigMapList
+	17,  // 180: podline.core.v1.ConfigMaps.Watch:output_type -> podline.core.v1.ConfigMapWatchEvent
+	35,  // 181: podline.core.v1.ConfigMaps.Create:output_type -> podline.core.v1.ConfigMap
+	35,  // 182: podline.core.v1.ConfigMaps.Update:output_type -> podline.core.v1.ConfigMap
+	35,  // 183: podline.core.v1.ConfigMaps.Delete:output_type -> podline.core.v1.ConfigMap
+	16,  // 184: podline.core.v1.ConfigMaps.DeleteCollection:output_type -> podline.core.v1.ConfigMapList
+	35,  // 185: podline.core.v1.ConfigMaps.Patch:output_type -> podline.core.v1.ConfigMap
+	36,  // 186: podline.core.v1.Secrets.Get:output_type -> podline.core.v1.Secret
+	19,  // 187: podline.core.v1.Secrets.List:output_type -> podline.core.v1.SecretList
+	20,  // 188: podline.core.v1.Secrets.Watch:output_type -> podline.core.v1.SecretWatchEvent
+	36,  // 189: podline.core.v1.Secrets.Create:output_type -> podline.core.v1.Secret
+	36,  // 190: podline.core.v1.Secrets.Update:output_type -> podline.core.v1.Secret
+	36,  // 191: podline.core.v1.Secrets.Delete:output_type -> podline.core.v1.Secret
+	19,  // 192: podline.core.v1.Secrets.DeleteCollection:output_type -> podline.core.v1.SecretList
+	36,  // 193: podline.core.v1.Secrets.Patch:output_type -> podline.core.v1.Secret
+	37,  // 194: podline.core.v1.ServiceAccounts.Get:output_type -> podline.core.v1.ServiceAccount
+	22,  // 195: podline.core.v1.ServiceAccounts.List:output_type -> podline.core.v1.ServiceAccountList
+	23,  // 196: podline.core.v1.ServiceAccounts.Watch:output_type -> podline.core.v1.ServiceAccountWatchEvent
+	37,  // 197: podline.core.v1.ServiceAccounts.Create:output_type -> podline.core.v1.ServiceAccount
+	37,  // 198: podline.core.v1.ServiceAccounts.Update:output_type -> podline.core.v1.ServiceAccount
+	37,  // 199: podline.core.v1.ServiceAccounts.Delete:output_type -> podline.core.v1.ServiceAccount
+	22,  // 200: podline.core.v1.ServiceAccounts.DeleteCollection:output_type -> podline.core.v1.ServiceAccountList
+	37,  // 201: podline.core.v1.ServiceAccounts.Patch:output_type -> podline.core.v1.ServiceAccount
+	38,  // 202: podline.core.v1.ResourceQuotas.Get:output_type -> podline.core.v1.ResourceQuota
+	25,  // 203: podline.core.v1.ResourceQuotas.List:output_type -> podline.core.v1.ResourceQuotaList
+	26,  // 204: podline.core.v1.ResourceQuotas.Watch:output_type -> podline.core.v1.ResourceQuotaWatchEvent
+	38,  // 205: podline.core.v1.ResourceQuotas.Create:output_type -> podline.core.v1.ResourceQuota
+	38,  // 206: podline.core.v1.ResourceQuotas.Update:output_type -> podline.core.v1.ResourceQuota
+	38,  // 207: podline.core.v1.ResourceQuotas.GetStatus:output_type -> podline.core.v1.ResourceQuota
+	38,  // 208: podline.core.v1.ResourceQuotas.UpdateStatus:output_type -> podline.core.v1.ResourceQuota
+	38,  // 209: podline.core.v1.ResourceQuotas.Delete:output_type -> podline.core.v1.ResourceQuota
+	25,  // 210: podline.core.v1.ResourceQuotas.DeleteCollection:output_type -> podline.core.v1.ResourceQuotaList
+	38,  // 211: podline.core.v1.ResourceQuotas.Patch:output_type -> podline.core.v1.ResourceQuota
+	38,  // 212: podline.core.v1.ResourceQuotas.PatchStatus:output_type -> podline.core.v1.ResourceQuota
+	125, // [125:213] is the sub-list for method output_type
+	37,  // [37:125] is the sub-list for method input_type
 	37,  // [37:37] is the sub-list for extension type_name
 	37,  // [37:37] is the sub-list for extension extendee
 	0,   // [0:37] is the sub-list for field type_name

@@ -27,6 +27,7 @@ const (
 	Pods_Watch_FullMethodName            = "/podline.core.v1.Pods/Watch"
 	Pods_Create_FullMethodName           = "/podline.core.v1.Pods/Create"
 	Pods_Update_FullMethodName           = "/podline.core.v1.Pods/Update"
+	Pods_GetStatus_FullMethodName        = "/podline.core.v1.Pods/GetStatus"
 	Pods_UpdateStatus_FullMethodName     = "/podline.core.v1.Pods/UpdateStatus"
 	Pods_Delete_FullMethodName           = "/podline.core.v1.Pods/Delete"
 	Pods_DeleteCollection_FullMethodName = "/podline.core.v1.Pods/DeleteCollection"
@@ -46,6 +47,7 @@ type PodsClient interface {
 	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PodWatchEvent], error)
 	Create(ctx context.Context, in *PodWriteRequest, opts ...grpc.CallOption) (*Pod, error)
 	Update(ctx context.Context, in *PodWriteRequest, opts ...grpc.CallOption) (*Pod, error)
+	GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Pod, error)
 	UpdateStatus(ctx context.Context, in *PodWriteRequest, opts ...grpc.CallOption) (*Pod, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Pod, error)
 	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*PodList, error)
@@ -115,6 +117,16 @@ func (c *podsClient) Update(ctx context.Context, in *PodWriteRequest, opts ...gr
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Pod)
 	err := c.cc.Invoke(ctx, Pods_Update_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *podsClient) GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Pod, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Pod)
+	err := c.cc.Invoke(ctx, Pods_GetStatus_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +204,7 @@ type PodsServer interface {
 	Watch(*v1.ListRequest, grpc.ServerStreamingServer[PodWatchEvent]) error
 	Create(context.Context, *PodWriteRequest) (*Pod, error)
 	Update(context.Context, *PodWriteRequest) (*Pod, error)
+	GetStatus(context.Context, *v1.GetRequest) (*Pod, error)
 	UpdateStatus(context.Context, *PodWriteRequest) (*Pod, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Pod, error)
 	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*PodList, error)
@@ -222,6 +235,9 @@ func (UnimplementedPodsServer) Create(context.Context, *PodWriteRequest) (*Pod, 
 }
 func (UnimplementedPodsServer) Update(context.Context, *PodWriteRequest) (*Pod, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedPodsServer) GetStatus(context.Context, *v1.GetRequest) (*Pod, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStatus not implemented")
 }
 func (UnimplementedPodsServer) UpdateStatus(context.Context, *PodWriteRequest) (*Pod, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateStatus not implemented")
@@ -341,6 +357,24 @@ func _Pods_Update_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(PodsServer).Update(ctx, req.(*PodWriteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Pods_GetStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PodsServer).GetStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Pods_GetStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PodsServer).GetStatus(ctx, req.(*v1.GetRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -477,6 +511,10 @@ var Pods_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Pods_Update_Handler,
 		},
 		{
+			MethodName: "GetStatus",
+			Handler:    _Pods_GetStatus_Handler,
+		},
+		{
 			MethodName: "UpdateStatus",
 			Handler:    _Pods_UpdateStatus_Handler,
 		},
@@ -517,6 +555,7 @@ const (
 	Nodes_Watch_FullMethodName            = "/podline.core.v1.Nodes/Watch"
 	Nodes_Create_FullMethodName           = "/podline.core.v1.Nodes/Create"
 	Nodes_Update_FullMethodName           = "/podline.core.v1.Nodes/Update"
+	Nodes_GetStatus_FullMethodName        = "/podline.core.v1.Nodes/GetStatus"
 	Nodes_UpdateStatus_FullMethodName     = "/podline.core.v1.Nodes/UpdateStatus"
 	Nodes_Delete_FullMethodName           = "/podline.core.v1.Nodes/Delete"
 	Nodes_DeleteCollection_FullMethodName = "/podline.core.v1.Nodes/DeleteCollection"
@@ -535,6 +574,7 @@ type NodesClient interface {
 	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[NodeWatchEvent], error)
 	Create(ctx context.Context, in *NodeWriteRequest, opts ...grpc.CallOption) (*Node, error)
 	Update(ctx context.Context, in *NodeWriteRequest, opts ...grpc.CallOption) (*Node, error)
+	GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Node, error)
 	UpdateStatus(ctx context.Context, in *NodeWriteRequest, opts ...grpc.CallOption) (*Node, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Node, error)
 	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*NodeList, error)
@@ -609,6 +649,16 @@ func (c *nodesClient) Update(ctx context.Context, in *NodeWriteRequest, opts ...
 	return out, nil
 }
 
+func (c *nodesClient) GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Node, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Node)
+	err := c.cc.Invoke(ctx, Nodes_GetStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *nodesClient) UpdateStatus(ctx context.Context, in *NodeWriteRequest, opts ...grpc.CallOption) (*Node, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Node)
@@ -670,6 +720,7 @@ type NodesServer interface {
 	Watch(*v1.ListRequest, grpc.ServerStreamingServer[NodeWatchEvent]) error
 	Create(context.Context, *NodeWriteRequest) (*Node, error)
 	Update(context.Context, *NodeWriteRequest) (*Node, error)
+	GetStatus(context.Context, *v1.GetRequest) (*Node, error)
 	UpdateStatus(context.Context, *NodeWriteRequest) (*Node, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Node, error)
 	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*NodeList, error)
@@ -699,6 +750,9 @@ func (UnimplementedNodesServer) Create(context.Context, *NodeWriteRequest) (*Nod
 }
 func (UnimplementedNodesServer) Update(context.Context, *NodeWriteRequest) (*Node, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedNodesServer) GetStatus(context.Context, *v1.GetRequest) (*Node, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStatus not implemented")
 }
 func (UnimplementedNodesServer) UpdateStatus(context.Context, *NodeWriteRequest) (*Node, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateStatus not implemented")
@@ -819,6 +873,24 @@ func _Nodes_Update_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Nodes_GetStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NodesServer).GetStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Nodes_GetStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NodesServer).GetStatus(ctx, req.(*v1.GetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Nodes_UpdateStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(NodeWriteRequest)
 	if err := dec(in); err != nil {
@@ -933,6 +1005,10 @@ var Nodes_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Nodes_Update_Handler,
 		},
 		{
+			MethodName: "GetStatus",
+			Handler:    _Nodes_GetStatus_Handler,
+		},
+		{
 			MethodName: "UpdateStatus",
 			Handler:    _Nodes_UpdateStatus_Handler,
 		},
@@ -969,6 +1045,7 @@ const (
 	Namespaces_Watch_FullMethodName            = "/podline.core.v1.Namespaces/Watch"
 	Namespaces_Create_FullMethodName           = "/podline.core.v1.Namespaces/Create"
 	Namespaces_Update_FullMethodName           = "/podline.core.v1.Namespaces/Update"
+	Namespaces_GetStatus_FullMethodName        = "/podline.core.v1.Namespaces/GetStatus"
 	Namespaces_UpdateStatus_FullMethodName     = "/podline.core.v1.Namespaces/UpdateStatus"
 	Namespaces_Delete_FullMethodName           = "/podline.core.v1.Namespaces/Delete"
 	Namespaces_DeleteCollection_FullMethodName = "/podline.core.v1.Namespaces/DeleteCollection"
@@ -987,6 +1064,7 @@ type NamespacesClient interface {
 	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[NamespaceWatchEvent], error)
 	Create(ctx context.Context, in *NamespaceWriteRequest, opts ...grpc.CallOption) (*Namespace, error)
 	Update(ctx context.Context, in *NamespaceWriteRequest, opts ...grpc.CallOption) (*Namespace, error)
+	GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Namespace, error)
 	UpdateStatus(ctx context.Context, in *NamespaceWriteRequest, opts ...grpc.CallOption) (*Namespace, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Namespace, error)
 	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*NamespaceList, error)
@@ -1061,6 +1139,16 @@ func (c *namespacesClient) Update(ctx context.Context, in *NamespaceWriteRequest
 	return out, nil
 }
 
+func (c *namespacesClient) GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Namespace, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Namespace)
+	err := c.cc.Invoke(ctx, Namespaces_GetStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *namespacesClient) UpdateStatus(ctx context.Context, in *NamespaceWriteRequest, opts ...grpc.CallOption) (*Namespace, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Namespace)
@@ -1122,6 +1210,7 @@ type NamespacesServer interface {
 	Watch(*v1.ListRequest, grpc.ServerStreamingServer[NamespaceWatchEvent]) error
 	Create(context.Context, *NamespaceWriteRequest) (*Namespace, error)
 	Update(context.Context, *NamespaceWriteRequest) (*Namespace, error)
+	GetStatus(context.Context, *v1.GetRequest) (*Namespace, error)
 	UpdateStatus(context.Context, *NamespaceWriteRequest) (*Namespace, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Namespace, error)
 	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*NamespaceList, error)
@@ -1151,6 +1240,9 @@ func (UnimplementedNamespacesServer) Create(context.Context, *NamespaceWriteRequ
 }
 func (UnimplementedNamespacesServer) Update(context.Context, *NamespaceWriteRequest) (*Namespace, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedNamespacesServer) GetStatus(context.Context, *v1.GetRequest) (*Namespace, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStatus not implemented")
 }
 func (UnimplementedNamespacesServer) UpdateStatus(context.Context, *NamespaceWriteRequest) (*Namespace, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateStatus not implemented")
@@ -1271,6 +1363,24 @@ func _Namespaces_Update_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Namespaces_GetStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NamespacesServer).GetStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Namespaces_GetStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NamespacesServer).GetStatus(ctx, req.(*v1.GetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Namespaces_UpdateStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(NamespaceWriteRequest)
 	if err := dec(in); err != nil {
@@ -1385,6 +1495,10 @@ var Namespaces_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Namespaces_Update_Handler,
 		},
 		{
+			MethodName: "GetStatus",
+			Handler:    _Namespaces_GetStatus_Handler,
+		},
+		{
 			MethodName: "UpdateStatus",
 			Handler:    _Namespaces_UpdateStatus_Handler,
 		},
@@ -1421,6 +1535,7 @@ const (
 	Services_Watch_FullMethodName            = "/podline.core.v1.Services/Watch"
 	Services_Create_FullMethodName           = "/podline.core.v1.Services/Create"
 	Services_Update_FullMethodName           = "/podline.core.v1.Services/Update"
+	Services_GetStatus_FullMethodName        = "/podline.core.v1.Services/GetStatus"
 	Services_UpdateStatus_FullMethodName     = "/podline.core.v1.Services/UpdateStatus"
 	Services_Delete_FullMethodName           = "/podline.core.v1.Services/Delete"
 	Services_DeleteCollection_FullMethodName = "/podline.core.v1.Services/DeleteCollection"
@@ -1439,6 +1554,7 @@ type ServicesClient interface {
 	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ServiceWatchEvent], error)
 	Create(ctx context.Context, in *ServiceWriteRequest, opts ...grpc.CallOption) (*Service, error)
 	Update(ctx context.Context, in *ServiceWriteRequest, opts ...grpc.CallOption) (*Service, error)
+	GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Service, error)
 	UpdateStatus(ctx context.Context, in *ServiceWriteRequest, opts ...grpc.CallOption) (*Service, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Service, error)
 	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ServiceList, error)
@@ -1513,6 +1629,16 @@ func (c *servicesClient) Update(ctx context.Context, in *ServiceWriteRequest, op
 	return out, nil
 }
 
+func (c *servicesClient) GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Service, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Service)
+	err := c.cc.Invoke(ctx, Services_GetStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *servicesClient) UpdateStatus(ctx context.Context, in *ServiceWriteRequest, opts ...grpc.CallOption) (*Service, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Service)
@@ -1574,6 +1700,7 @@ type ServicesServer interface {
 	Watch(*v1.ListRequest, grpc.ServerStreamingServer[ServiceWatchEvent]) error
 	Create(context.Context, *ServiceWriteRequest) (*Service, error)
 	Update(context.Context, *ServiceWriteRequest) (*Service, error)
+	GetStatus(context.Context, *v1.GetRequest) (*Service, error)
 	UpdateStatus(context.Context, *ServiceWriteRequest) (*Service, error)
 	Delete(context.Context, *v1.DeleteRequest) (*Service, error)
 	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ServiceList, error)
@@ -1603,6 +1730,9 @@ func (UnimplementedServicesServer) Create(context.Context, *ServiceWriteRequest)
 }
 func (UnimplementedServicesServer) Update(context.Context, *ServiceWriteRequest) (*Service, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedServicesServer) GetStatus(context.Context, *v1.GetRequest) (*Service, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStatus not implemented")
 }
 func (UnimplementedServicesServer) UpdateStatus(context.Context, *ServiceWriteRequest) (*Service, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateStatus not implemented")
@@ -1723,6 +1853,24 @@ func _Services_Update_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Services_GetStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ServicesServer).GetStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Services_GetStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ServicesServer).GetStatus(ctx, req.(*v1.GetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Services_UpdateStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ServiceWriteRequest)
 	if err := dec(in); err != nil {
@@ -1835,6 +1983,10 @@ var Services_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Update",
 			Handler:    _Services_Update_Handler,
+		},
+		{
+			MethodName: "GetStatus",
+			Handler:    _Services_GetStatus_Handler,
 		},
 		{
 			MethodName: "UpdateStatus",
@@ -3377,6 +3529,7 @@ const (
 	ResourceQuotas_Watch_FullMethodName            = "/podline.core.v1.ResourceQuotas/Watch"
 	ResourceQuotas_Create_FullMethodName           = "/podline.core.v1.ResourceQuotas/Create"
 	ResourceQuotas_Update_FullMethodName           = "/podline.core.v1.ResourceQuotas/Update"
+	ResourceQuotas_GetStatus_FullMethodName        = "/podline.core.v1.ResourceQuotas/GetStatus"
 	ResourceQuotas_UpdateStatus_FullMethodName     = "/podline.core.v1.ResourceQuotas/UpdateStatus"
 	ResourceQuotas_Delete_FullMethodName           = "/podline.core.v1.ResourceQuotas/Delete"
 	ResourceQuotas_DeleteCollection_FullMethodName = "/podline.core.v1.ResourceQuotas/DeleteCollection"
@@ -3395,6 +3548,7 @@ type ResourceQuotasClient interface {
 	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ResourceQuotaWatchEvent], error)
 	Create(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
 	Update(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
+	GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
 	UpdateStatus(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
 	Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*ResourceQuota, error)
 	DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*ResourceQuotaList, error)
@@ -3469,6 +3623,16 @@ func (c *resourceQuotasClient) Update(ctx context.Context, in *ResourceQuotaWrit
 	return out, nil
 }
 
+func (c *resourceQuotasClient) GetStatus(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*ResourceQuota, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResourceQuota)
+	err := c.cc.Invoke(ctx, ResourceQuotas_GetStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *resourceQuotasClient) UpdateStatus(ctx context.Context, in *ResourceQuotaWriteRequest, opts ...grpc.CallOption) (*ResourceQuota, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ResourceQuota)
@@ -3530,6 +3694,7 @@ type ResourceQuotasServer interface {
 	Watch(*v1.ListRequest, grpc.ServerStreamingServer[ResourceQuotaWatchEvent]) error
 	Create(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error)
 	Update(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error)
+	GetStatus(context.Context, *v1.GetRequest) (*ResourceQuota, error)
 	UpdateStatus(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error)
 	Delete(context.Context, *v1.DeleteRequest) (*ResourceQuota, error)
 	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*ResourceQuotaList, error)
@@ -3559,6 +3724,9 @@ func (UnimplementedResourceQuotasServer) Create(context.Context, *ResourceQuotaW
 }
 func (UnimplementedResourceQuotasServer) Update(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
+}
+func (UnimplementedResourceQuotasServer) GetStatus(context.Context, *v1.GetRequest) (*ResourceQuota, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStatus not implemented")
 }
 func (UnimplementedResourceQuotasServer) UpdateStatus(context.Context, *ResourceQuotaWriteRequest) (*ResourceQuota, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateStatus not implemented")
@@ -3679,6 +3847,24 @@ func _ResourceQuotas_Update_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ResourceQuotas_GetStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.GetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceQuotasServer).GetStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceQuotas_GetStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceQuotasServer).GetStatus(ctx, req.(*v1.GetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ResourceQuotas_UpdateStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ResourceQuotaWriteRequest)
 	if err := dec(in); err != nil {
@@ -3791,6 +3977,10 @@ var ResourceQuotas_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Update",
 			Handler:    _ResourceQuotas_Update_Handler,
+		},
+		{
+			MethodName: "GetStatus",
+			Handler:    _ResourceQuotas_GetStatus_Handler,
 		},
 		{
 			MethodName: "UpdateStatus",

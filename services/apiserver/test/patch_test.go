@@ -166,6 +166,10 @@ func TestPatchStatusSubresourceChangesOnlyStatus(t *testing.T) {
 	if code != 200 || len(at(out, "status.conditions").([]any)) != 2 {
 		t.Fatalf("conditions merge by type: %d %v", code, at(out, "status.conditions"))
 	}
+	// GET of the status subresource is the whole object.
+	if got := c.mustGet(deploymentsPath + "/web/status"); got["kind"] != "Deployment" || len(at(got, "status.conditions").([]any)) != 2 {
+		t.Fatalf("get status: %v", got)
+	}
 	// The main resource's patch leaves status alone.
 	code, out, _ = c.do("PATCH", deploymentsPath+"/web", "application/merge-patch+json", []byte(`{"status":{"replicas":5}}`))
 	if code != 200 || at(out, "status.replicas") != 2.0 {

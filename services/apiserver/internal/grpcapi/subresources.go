@@ -14,9 +14,9 @@ import (
 	"podline.dev/services/apiserver/internal/registry"
 )
 
-// writeCall picks the registry call behind the write methods added to
-// every service beyond create/update/delete: PATCH of the object and of
-// its status and scale subresources, the scale subresource's GET and PUT,
+// writeCall picks the registry call behind the methods added to every
+// service beyond get/list/create/update/delete: PATCH of the object and of
+// its status and scale subresources, GET of status, GET and PUT of scale,
 // and deletecollection.
 func (h *handler) writeCall(method string) (unaryFunc, bool) {
 	reg := h.reg
@@ -36,6 +36,13 @@ func (h *handler) writeCall(method string) (unaryFunc, bool) {
 				opts.Subresource = "status"
 			}
 			return wrap(reg.Patch(ctx, r.GetNamespace(), r.GetName(), opts))
+		}, true
+	case "GetStatus":
+		// GET of the status subresource is the whole object, as in Kubernetes
+		// (kubectl patch --subresource=status reads it first).
+		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
+			r := req.(*metav1.GetRequest)
+			return wrap(reg.Get(ctx, r.GetNamespace(), r.GetName()))
 		}, true
 	case "GetScale":
 		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
