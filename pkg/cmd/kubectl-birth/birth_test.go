@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -119,8 +120,30 @@ func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
 		sync.End()
 	}
 
+	// Every span was exported as it ended; wait until Jaeger has stored
+	// them all (both Pods' kubelet spans, and no more arriving).
+	last := 0
+	eventually(t, 30*time.Second, "the whole trace stored in Jaeger", func() error {
+		spans, err := fetchTrace(context.Background(), http.DefaultClient, j.Query, traceID)
+		if err != nil {
+			return err
+		}
+		syncs := 0
+		for _, s := range spans {
+			if s.Name == "SyncPod" {
+				syncs++
+			}
+		}
+		n := len(spans)
+		if syncs < 2 || n != last {
+			last = n
+			time.Sleep(300 * time.Millisecond)
+			return fmt.Errorf("%d spans, %d SyncPod", n, syncs)
+		}
+		return nil
+	})
 	var out string
-	eventually(t, 30*time.Second, "the whole birth in Jaeger", func() error {
+	eventually(t, 30*time.Second, "the whole birth drawn", func() error {
 		stdout, stderr, code := c.birth(t, "deploy/web", "--jaeger", j.Query)
 		out = stdout
 		if code != 0 {
@@ -150,13 +173,13 @@ func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
 			t.Errorf("the first Pod's birth shows its sibling's %q", sibling)
 		}
 	}
-	last := -1
+	prev := -1
 	for _, s := range []string{"kubectl apply", "deployments", "deployment.sync", "replicaset.sync", "SchedulePod", "binding", "SyncPod", "CNI ADD", "StartContainer", "\npod "} {
 		i := strings.Index(out, s)
-		if i <= last {
-			t.Errorf("step %q at %d, not after the step before it (%d)", s, i, last)
+		if i <= prev {
+			t.Errorf("step %q at %d, not after the step before it (%d)", s, i, prev)
 		}
-		last = i
+		prev = i
 	}
 
 	second, _, code := c.birth(t, "pod/web-b", "--jaeger", j.Query)

@@ -151,11 +151,14 @@ func podOf(s span) string {
 // ofPod reports whether span id belongs to pod's birth: its nearest span
 // naming a Pod (itself or an ancestor) names pod, or none does and its
 // subtree names no Pod or names pod among others (a reconcile that created
-// several Pods).
+// several Pods). Under a span whose parent Jaeger does not hold yet (a
+// trace still arriving), a subtree naming no Pod is kept only when the
+// trace names no other Pod: it may be a sibling's.
 func (t *tree) ofPod(id, pod string) bool {
 	if pod == "" {
 		return true
 	}
+	top := t.byID[id]
 	for cur, seen := id, 0; seen <= len(t.byID); seen++ {
 		s, ok := t.byID[cur]
 		if !ok {
@@ -164,10 +167,26 @@ func (t *tree) ofPod(id, pod string) bool {
 		if p := podOf(s); p != "" {
 			return p == pod
 		}
-		cur = s.Parent
+		top, cur = s, s.Parent
 	}
 	set := t.pods[id]
-	return len(set) == 0 || set[pod]
+	if set[pod] {
+		return true
+	}
+	if len(set) > 0 {
+		return false
+	}
+	if top.Parent == "" {
+		return true
+	}
+	for _, r := range t.roots {
+		for p := range t.pods[r] {
+			if p != pod {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // noise reports spans the default view leaves out.

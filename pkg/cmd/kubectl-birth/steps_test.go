@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,5 +59,31 @@ func TestReadyIsTheEndOfFirstReadinessWhenTheTraceHasIt(t *testing.T) {
 	p.Status.Conditions[0].Status = "False"
 	if got := readyStep(p, traced); len(got) != 0 {
 		t.Errorf("not ready: %+v, want no Ready step", got)
+	}
+}
+
+func TestSpansWhoseParentHasNotArrivedAreKeptOnlyWithoutSiblings(t *testing.T) {
+	spans := []span{
+		spanOf("rs", "", "controller-manager", "replicaset.sync"),
+		spanOf("ea", "rs", "apiserver", "etcd txn create", "etcd.key", "/registry/pods/default/a"),
+		spanOf("eb", "rs", "apiserver", "etcd txn create", "etcd.key", "/registry/pods/default/b"),
+		spanOf("sa", "ea", "kubelet", "SyncPod", "pod", "default/a"),
+		// b's SyncPod has not reached Jaeger yet: its children hang from nothing.
+		spanOf("xb", "syncpod-b", "kubelet", "RunPodSandbox"),
+		spanOf("cb", "xb", "kubelet", "CNI ADD"),
+	}
+	names := func(steps []step) string {
+		var out []string
+		for _, s := range steps {
+			out = append(out, s.Component+"/"+s.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := names(stepsFor(spans, stepOptions{Pod: "default/a"})), "controller-manager/replicaset.sync apiserver/etcd txn create kubelet/SyncPod"; got != want {
+		t.Errorf("with a sibling: %q, want %q", got, want)
+	}
+	alone := []span{spans[0], spans[1], spans[3], spans[4], spans[5]}
+	if got, want := names(stepsFor(alone, stepOptions{Pod: "default/a"})), "controller-manager/replicaset.sync apiserver/etcd txn create kubelet/SyncPod kubelet/RunPodSandbox kubelet/CNI ADD"; got != want {
+		t.Errorf("alone: %q, want %q", got, want)
 	}
 }
