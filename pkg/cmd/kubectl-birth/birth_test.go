@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -185,6 +186,10 @@ func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
 	second, _, code := c.birth(t, "pod/web-b", "--jaeger", j.Query)
 	if code != 0 || !strings.Contains(second, "default/web-b on worker-2") || !strings.Contains(second, "score worker-2") || strings.Contains(second, "web-a") {
 		t.Errorf("pod/web-b: exit %d\n%s", code, second)
+	}
+	// Jaeger's answer for a trace it does not hold is the fallback's cue.
+	if _, err := fetchTrace(context.Background(), http.DefaultClient, j.Query, "0123456789abcdef0123456789abcdef"); !errors.Is(err, errNoTrace) {
+		t.Errorf("unknown trace: %v, want errNoTrace", err)
 	}
 	all, _, _ := c.birth(t, "deploy/web", "--all-pods", "--jaeger", j.Query)
 	if n := strings.Count(all, "Birth of pod "); n != 2 {
