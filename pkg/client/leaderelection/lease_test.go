@@ -143,7 +143,7 @@ func TestLeaseWritesAreGuardedByResourceVersion(t *testing.T) {
 	if err := a.Create(ctx, leaderelection.Record{HolderIdentity: "a", LeaseDurationSeconds: 15, RenewTime: now}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Create(ctx, leaderelection.Record{HolderIdentity: "b"}); !errors.Is(err, leaderelection.ErrLockConflict) {
+	if err := b.Create(ctx, leaderelection.Record{HolderIdentity: "b", LeaseDurationSeconds: 15, RenewTime: now}); !errors.Is(err, leaderelection.ErrLockConflict) {
 		t.Fatalf("second Create: %v, want ErrLockConflict", err)
 	}
 	if _, err := b.Get(ctx); err != nil {

@@ -87,7 +87,9 @@ func TestNodeWithoutLeaseRenewalIsTaintedAndItsPodsEvicted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mk("intolerant", nil)
+	// Every pod tolerates an unreachable node for 300 s (the apiserver's
+	// DefaultTolerationSeconds); this one asks to leave at once.
+	mk("intolerant", []*corev1.Toleration{{Key: nodelifecycle.TaintUnreachable, Operator: "Exists", Effect: "NoExecute", TolerationSeconds: proto.Int64(0)}})
 	mk("patient", []*corev1.Toleration{{Key: nodelifecycle.TaintUnreachable, Operator: "Exists", Effect: "NoExecute", TolerationSeconds: proto.Int64(3600)}})
 
 	// The lease is never renewed: after the (1 s) grace period the node is Unknown and tainted.

@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"podline.dev/pkg/client"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
+	schedulingv1 "podline.dev/proto/scheduling/v1"
 	st "podline.dev/services/scheduler/testing"
 )
 
@@ -110,7 +112,15 @@ func TestHighPriorityPodPreemptsLowPriorityPod(t *testing.T) {
 		}
 	}()
 
-	high := e.createPod(st.MakePod().Name("high").Priority(100).Req("1500m", "1Gi").Obj())
+	// Priority comes from a PriorityClass; the apiserver's Priority
+	// admission fills spec.priority from it.
+	if _, err := client.For[*schedulingv1.PriorityClass](e.s.Conn).Create(e.ctx,
+		&schedulingv1.PriorityClass{Metadata: &metav1.ObjectMeta{Name: "high"}, Value: 100}); err != nil {
+		t.Fatal(err)
+	}
+	highPod := st.MakePod().Name("high").Req("1500m", "1Gi").Obj()
+	highPod.Spec.PriorityClassName = "high"
+	high := e.createPod(highPod)
 	e.eventually(10*time.Second, "the victim to be deleted", func() bool {
 		_, err := e.pods.Get(e.ctx, "default", "low")
 		return err != nil

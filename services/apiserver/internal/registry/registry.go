@@ -21,6 +21,7 @@ import (
 	"podline.dev/pkg/telemetry"
 	"podline.dev/proto/apis"
 	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/apiserver/internal/admission"
 	"podline.dev/services/apiserver/internal/storage"
 	"podline.dev/services/apiserver/internal/validation"
 )
@@ -34,6 +35,8 @@ type Registry struct {
 	now      func() time.Time
 	newUID   func() string
 	cache    *Cacher
+	// admission, when set, admits every write (see admit.go).
+	admission *admission.Chain
 }
 
 // New returns the registry of res over store. The kind's Go type must be
@@ -141,6 +144,7 @@ func (r *Registry) validate(ctx context.Context, obj object.Object, old object.O
 	errs := validation.ValidateObjectMeta(obj.GetMetadata(), r.Resource.Namespaced, r.Resource.Kind)
 	if old != nil {
 		errs = append(errs, validation.ValidateObjectMetaUpdate(obj.GetMetadata(), old.GetMetadata())...)
+		errs = append(errs, validation.ValidateKindUpdate(obj, old)...)
 	}
 	errs = append(errs, validation.ValidateKind(obj)...)
 	if r.strategy.Validate != nil {
@@ -194,7 +198,7 @@ func (r *Registry) Create(ctx context.Context, namespace string, obj object.Obje
 			return nil, err
 		}
 	}
-	if err := r.validate(ctx, obj, nil); err != nil {
+	if err := r.admit(ctx, admission.Create, "", obj, nil, dryRun); err != nil {
 		return nil, err
 	}
 	if dryRun {
@@ -290,7 +294,7 @@ func (r *Registry) guaranteedUpdate(ctx context.Context, namespace, name string,
 				return nil, false, err
 			}
 		}
-		if err := r.validate(ctx, next, cur); err != nil {
+		if err := r.admit(ctx, admission.Update, subresourceOf(opts), next, cur, opts.dryRun); err != nil {
 			return nil, false, err
 		}
 		telemetry.Stamp(ctx, next)
@@ -358,6 +362,9 @@ func (r *Registry) Delete(ctx context.Context, namespace, name string, opts *met
 					return nil, false, err
 				}
 			}
+		}
+		if err := r.admitDelete(ctx, cur, dryRun); err != nil {
+			return nil, false, err
 		}
 		next := object.Copy(cur)
 		md := next.GetMetadata()

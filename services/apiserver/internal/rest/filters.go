@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"podline.dev/pkg/k8sjson"
+	"podline.dev/services/apiserver/internal/admission"
 )
 
 // MaxRequestBodyBytes caps a request body; etcd's own limit per value is 1.5 MiB.
@@ -119,6 +120,12 @@ func forwardResponse(ctx context.Context, w http.ResponseWriter, resp proto.Mess
 			f.Flush()
 		}
 		return nil
+	}
+	// Admission's warnings come back as gRPC response metadata.
+	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
+		if st := stateOf(ctx); st != nil {
+			st.warnings = append(st.warnings, md.HeaderMD.Get(admission.WarningMetadataKey)...)
+		}
 	}
 	if method, ok := runtime.RPCMethod(ctx); ok && strings.HasSuffix(method, "/Create") {
 		w.WriteHeader(http.StatusCreated)

@@ -81,8 +81,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.grpc = newGRPCServer(nil, grpc.ChainUnaryInterceptor(s.unaryInterceptor(true)), grpc.ChainStreamInterceptor(s.streamInterceptor(true)))
 	s.native = newGRPCServer(nativeTLS(cfg), grpc.ChainUnaryInterceptor(s.unaryInterceptor(false)), grpc.ChainStreamInterceptor(s.streamInterceptor(false)))
 	var regs []*registry.Registry
+	chain := s.admissionChain()
 	for _, res := range apis.Resources {
-		reg, err := registry.New(res, s.store)
+		reg, err := registry.New(res, s.store, registry.WithAdmission(chain))
 		if err != nil {
 			return nil, err
 		}

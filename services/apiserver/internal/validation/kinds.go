@@ -4,78 +4,76 @@ import (
 	"podline.dev/pkg/field"
 	"podline.dev/pkg/object"
 	appsv1 "podline.dev/proto/apps/v1"
+	coordinationv1 "podline.dev/proto/coordination/v1"
 	corev1 "podline.dev/proto/core/v1"
-	metav1 "podline.dev/proto/meta/v1"
+	discoveryv1 "podline.dev/proto/discovery/v1"
+	rbacv1 "podline.dev/proto/rbac/v1"
+	schedulingv1 "podline.dev/proto/scheduling/v1"
 )
 
-// ValidateKind checks the required fields of the kinds that have them.
+// ValidateKind checks the fields of a new or updated object beyond its
+// metadata, with its kind's rules.
 func ValidateKind(obj object.Object) field.ErrorList {
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		return validatePodSpec(o.GetSpec(), field.NewPath("spec"))
+		return ValidatePodSpec(o.GetSpec(), field.NewPath("spec"))
 	case *appsv1.Deployment:
-		s := o.GetSpec()
-		return validateWorkload(s.GetReplicas(), s.GetSelector(), s.GetTemplate(), field.NewPath("spec"))
+		return validateDeployment(o)
 	case *appsv1.ReplicaSet:
-		s := o.GetSpec()
-		return validateWorkload(s.GetReplicas(), s.GetSelector(), s.GetTemplate(), field.NewPath("spec"))
+		return validateReplicaSet(o)
+	case *corev1.Service:
+		return validateService(o)
+	case *corev1.Node:
+		return validateNode(o)
+	case *corev1.Namespace:
+		return validateNamespace(o)
+	case *corev1.ConfigMap:
+		return validateConfigMap(o)
+	case *corev1.Secret:
+		return validateSecret(o)
+	case *corev1.Event:
+		return validateEvent(o)
+	case *coordinationv1.Lease:
+		return validateLease(o)
+	case *discoveryv1.EndpointSlice:
+		return validateEndpointSlice(o)
+	case *corev1.ResourceQuota:
+		return validateResourceQuota(o)
+	case *schedulingv1.PriorityClass:
+		return validatePriorityClass(o)
+	case *rbacv1.Role:
+		return validateRules(o.GetRules(), true)
+	case *rbacv1.ClusterRole:
+		return validateRules(o.GetRules(), false)
+	case *rbacv1.RoleBinding:
+		return validateBinding(o.GetRoleRef(), o.GetSubjects(), true)
+	case *rbacv1.ClusterRoleBinding:
+		return validateBinding(o.GetRoleRef(), o.GetSubjects(), false)
 	}
 	return nil
 }
 
-func validatePodSpec(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(spec.GetContainers()) == 0 {
-		errs = append(errs, field.Required(p.Child("containers"), ""))
+// ValidateKindUpdate checks what an update of obj (from old) may not change.
+func ValidateKindUpdate(obj, old object.Object) field.ErrorList {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return ValidatePodUpdate(o, old.(*corev1.Pod))
+	case *appsv1.Deployment:
+		return selectorUpdate(o.GetSpec().GetSelector(), old.(*appsv1.Deployment).GetSpec().GetSelector())
+	case *appsv1.ReplicaSet:
+		return selectorUpdate(o.GetSpec().GetSelector(), old.(*appsv1.ReplicaSet).GetSpec().GetSelector())
+	case *corev1.Service:
+		return serviceUpdate(o, old.(*corev1.Service))
+	case *corev1.ConfigMap:
+		return configMapUpdate(o, old.(*corev1.ConfigMap))
+	case *corev1.Secret:
+		return secretUpdate(o, old.(*corev1.Secret))
+	case *schedulingv1.PriorityClass:
+		return priorityClassUpdate(o, old.(*schedulingv1.PriorityClass))
+	case *rbacv1.RoleBinding:
+		return roleRefUpdate(o.GetRoleRef(), old.(*rbacv1.RoleBinding).GetRoleRef())
+	case *rbacv1.ClusterRoleBinding:
+		return roleRefUpdate(o.GetRoleRef(), old.(*rbacv1.ClusterRoleBinding).GetRoleRef())
 	}
-	names := map[string]bool{}
-	check := func(cs []*corev1.Container, cp *field.Path) {
-		for i, c := range cs {
-			ip := cp.Index(i)
-			if c.GetName() == "" {
-				errs = append(errs, field.Required(ip.Child("name"), ""))
-			} else {
-				for _, msg := range IsDNS1123Label(c.GetName()) {
-					errs = append(errs, field.Invalid(ip.Child("name"), c.GetName(), msg))
-				}
-				if names[c.GetName()] {
-					errs = append(errs, field.Duplicate(ip.Child("name"), c.GetName()))
-				}
-				names[c.GetName()] = true
-			}
-			if c.GetImage() == "" {
-				errs = append(errs, field.Required(ip.Child("image"), ""))
-			}
-			for j, port := range c.GetPorts() {
-				if cp := port.GetContainerPort(); cp < 1 || cp > 65535 {
-					errs = append(errs, field.Invalid(ip.Child("ports").Index(j).Child("containerPort"), cp, "must be between 1 and 65535, inclusive"))
-				}
-			}
-		}
-	}
-	check(spec.GetInitContainers(), p.Child("initContainers"))
-	check(spec.GetContainers(), p.Child("containers"))
-	return errs
-}
-
-func validateWorkload(replicas int32, sel *metav1.LabelSelector, tmpl *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if replicas < 0 {
-		errs = append(errs, field.Invalid(p.Child("replicas"), replicas, "must be greater than or equal to 0"))
-	}
-	if sel == nil || (len(sel.GetMatchLabels()) == 0 && len(sel.GetMatchExpressions()) == 0) {
-		errs = append(errs, field.Required(p.Child("selector"), ""))
-	} else {
-		errs = append(errs, ValidateLabels(sel.GetMatchLabels(), p.Child("selector", "matchLabels"))...)
-	}
-	if tmpl == nil {
-		return append(errs, field.Required(p.Child("template"), ""))
-	}
-	tp := p.Child("template")
-	errs = append(errs, ValidateLabels(tmpl.GetMetadata().GetLabels(), tp.Child("metadata", "labels"))...)
-	if sel != nil && !selectorMatches(sel, tmpl.GetMetadata().GetLabels()) {
-		errs = append(errs, field.Invalid(tp.Child("metadata", "labels"), labelString(tmpl.GetMetadata().GetLabels()), "`selector` does not match template `labels`"))
-	}
-	errs = append(errs, validatePodSpec(tmpl.GetSpec(), tp.Child("spec"))...)
-	return errs
+	return nil
 }

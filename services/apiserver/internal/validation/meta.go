@@ -97,7 +97,7 @@ func ValidateLabels(labels map[string]string, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p, k, msg))
 		}
 		for _, msg := range IsValidLabelValue(labels[k]) {
-			errs = append(errs, field.Invalid(p.Key(k), labels[k], msg))
+			errs = append(errs, field.Invalid(p, labels[k], msg))
 		}
 	}
 	return errs

@@ -16,6 +16,7 @@ import (
 	discoveryv1 "podline.dev/proto/discovery/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	rbacv1 "podline.dev/proto/rbac/v1"
+	schedulingv1 "podline.dev/proto/scheduling/v1"
 )
 
 // Kind is one API resource as generic controllers (the garbage collector,
@@ -49,6 +50,7 @@ var Kinds = []Kind{
 	kindOf[*corev1.ConfigMap](),
 	kindOf[*corev1.Secret](),
 	kindOf[*corev1.ServiceAccount](),
+	kindOf[*corev1.ResourceQuota](),
 	kindOf[*appsv1.Deployment](),
 	kindOf[*appsv1.ReplicaSet](),
 	kindOf[*coordinationv1.Lease](),
@@ -57,6 +59,7 @@ var Kinds = []Kind{
 	kindOf[*rbacv1.ClusterRole](),
 	kindOf[*rbacv1.RoleBinding](),
 	kindOf[*rbacv1.ClusterRoleBinding](),
+	kindOf[*schedulingv1.PriorityClass](),
 }
 
 // KindFor finds the kind of an apiVersion ("apps/v1") and kind ("ReplicaSet"),

@@ -6,6 +6,10 @@ import (
 	"podline.dev/services/apiserver/internal/admission"
 	"podline.dev/services/apiserver/internal/admission/plugins/defaulting"
 	"podline.dev/services/apiserver/internal/admission/plugins/namespacelifecycle"
+	"podline.dev/services/apiserver/internal/admission/plugins/noderestriction"
+	"podline.dev/services/apiserver/internal/admission/plugins/podsecurity"
+	"podline.dev/services/apiserver/internal/admission/plugins/priority"
+	"podline.dev/services/apiserver/internal/admission/plugins/resourcequota"
 	"podline.dev/services/apiserver/internal/admission/plugins/serviceaccount"
 	"podline.dev/services/apiserver/internal/admission/plugins/tolerationseconds"
 )
@@ -15,6 +19,12 @@ import (
 type Sources struct {
 	Namespaces      admission.Getter
 	ServiceAccounts admission.Getter
+	PriorityClasses interface {
+		admission.Getter
+		admission.Lister
+	}
+	ResourceQuotas admission.Lister
+	Pods           admission.Lister
 }
 
 // NewChain returns the chain of every plugin.
@@ -24,9 +34,13 @@ func NewChain(src Sources) *admission.Chain {
 			defaulting.New(),
 			serviceaccount.New(src.ServiceAccounts),
 			tolerationseconds.New(),
+			priority.New(src.PriorityClasses),
 		},
 		Validating: []admission.Validator{
 			namespacelifecycle.New(src.Namespaces),
+			noderestriction.New(),
+			podsecurity.New(src.Namespaces),
+			resourcequota.New(src.ResourceQuotas, src.Pods),
 		},
 	}
 }

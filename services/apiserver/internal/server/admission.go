@@ -1,0 +1,82 @@
+package server
+
+import (
+	"context"
+
+	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/object"
+	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/apiserver/internal/admission"
+	"podline.dev/services/apiserver/internal/admission/plugins"
+)
+
+// admissionChain builds the chain over the server's registries. The
+// registries are looked up when a plugin reads, so the chain can be built
+// before them.
+func (s *Server) admissionChain() *admission.Chain {
+	return plugins.NewChain(plugins.Sources{
+		Namespaces:      cachedReader{s, "namespaces"},
+		ServiceAccounts: cachedReader{s, "serviceaccounts"},
+		PriorityClasses: cachedReader{s, "priorityclasses.scheduling.k8s.io"},
+		ResourceQuotas:  quotaReader{s},
+		Pods:            liveReader{s, "pods"},
+	})
+}
+
+// cachedReader reads a resource from its watch cache, falling back to
+// etcd when the cache does not hold the object yet (it was just created).
+type cachedReader struct {
+	s        *Server
+	resource string
+}
+
+var (
+	_ admission.Getter = cachedReader{}
+	_ admission.Lister = cachedReader{}
+)
+
+func (c cachedReader) Get(ctx context.Context, namespace, name string) (object.Object, error) {
+	reg := c.s.registries[c.resource]
+	items, _, err := reg.List(ctx, &metav1.ListRequest{Namespace: namespace, ResourceVersion: "0", FieldSelector: "metadata.name=" + name})
+	if err == nil && len(items) > 0 {
+		return items[0], nil
+	}
+	if err != nil && !apierrors.IsBadRequest(err) {
+		return nil, err
+	}
+	return reg.Get(ctx, namespace, name)
+}
+
+func (c cachedReader) List(ctx context.Context, namespace string) ([]object.Object, error) {
+	items, _, err := c.s.registries[c.resource].List(ctx, &metav1.ListRequest{Namespace: namespace, ResourceVersion: "0"})
+	return items, err
+}
+
+// liveReader lists from etcd: quota usage must count the pod created a
+// moment ago, which the watch cache may not hold yet.
+type liveReader struct {
+	s        *Server
+	resource string
+}
+
+var _ admission.Lister = liveReader{}
+
+func (l liveReader) List(ctx context.Context, namespace string) ([]object.Object, error) {
+	items, _, err := l.s.registries[l.resource].List(ctx, &metav1.ListRequest{Namespace: namespace})
+	return items, err
+}
+
+// quotaReader lists a namespace's quotas from the watch cache and, when
+// the cache has none, from etcd, as Kubernetes' quota admission does: a
+// quota created a moment ago applies to the next pod.
+type quotaReader struct{ s *Server }
+
+var _ admission.Lister = quotaReader{}
+
+func (q quotaReader) List(ctx context.Context, namespace string) ([]object.Object, error) {
+	items, err := cachedReader{q.s, "resourcequotas"}.List(ctx, namespace)
+	if err != nil || len(items) > 0 {
+		return items, err
+	}
+	return liveReader{q.s, "resourcequotas"}.List(ctx, namespace)
+}
