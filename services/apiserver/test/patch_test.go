@@ -1,6 +1,7 @@
 package test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -415,4 +416,26 @@ func TestServerSideApplyToStatus(t *testing.T) {
 		}
 	}
 	t.Fatalf("no entry for ctrl: %v", at(out, "metadata.managedFields"))
+}
+
+// A PUT to the status subresource is recorded as the writer's Update entry
+// with subresource "status", owning the status fields it changed.
+func TestStatusUpdateRecordsItsManager(t *testing.T) {
+	c, _ := newREST(t)
+	d := c.mustCreate(deploymentsPath, fmt.Sprintf(deployJSON, "web"))
+	d["status"] = map[string]any{"replicas": 2, "readyReplicas": 2}
+	body, _ := json.Marshal(d)
+	code, out, _ := c.do("PUT", deploymentsPath+"/web/status?fieldManager=deployment-controller", "application/json", body)
+	if code != 200 {
+		t.Fatalf("status update: %d %v", code, out)
+	}
+	for _, e := range at(out, "metadata.managedFields").([]any) {
+		if at(e, "manager") == "deployment-controller" {
+			if at(e, "subresource") != "status" || at(e, "operation") != "Update" || at(e, "fieldsV1.f:status.f:readyReplicas") == nil {
+				t.Fatalf("entry: %v", e)
+			}
+			return
+		}
+	}
+	t.Fatalf("no entry for the status writer: %v", at(out, "metadata.managedFields"))
 }

@@ -290,7 +290,7 @@ func (r *Registry) guaranteedUpdate(ctx context.Context, namespace, name string,
 		}
 		r.carryOver(next, cur, opts.status)
 		if !opts.applied {
-			if err := r.recordUpdate(ctx, cur, next, opts.subresource); err != nil {
+			if err := r.recordUpdate(ctx, cur, next, subresourceOf(opts)); err != nil {
 				return nil, false, err
 			}
 		}
