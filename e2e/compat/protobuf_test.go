@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -171,6 +172,8 @@ func comparable(t *testing.T, obj any) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The service account token volume's name ends in a random suffix.
+	raw = tokenVolume.ReplaceAll(raw, []byte("kube-api-access-*"))
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
@@ -185,6 +188,8 @@ func comparable(t *testing.T, obj any) map[string]any {
 	}
 	return m
 }
+
+var tokenVolume = regexp.MustCompile(`kube-api-access-[a-z0-9]{5}`)
 
 func indent(v any) []byte {
 	out, _ := json.MarshalIndent(v, "", "  ")

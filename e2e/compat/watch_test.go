@@ -66,8 +66,12 @@ func TestWatchFromListSeesChangesInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	created.Spec.NodeName = "node-1"
-	updated, err := pods.Update(ctx, created, metav1.UpdateOptions{})
+	// A pod's nodeName is set once, through pods/binding, as the scheduler does.
+	binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Target: corev1.ObjectReference{Kind: "Node", Name: "node-1"}}
+	if err := pods.Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	updated, err := pods.Get(ctx, "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
