@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -73,7 +74,7 @@ func (s *Server) forwardedFrom(ctx context.Context) (forwarded, bool) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, v := range md.Get(forwardedMetadata) {
 		secret, body, ok := strings.Cut(v, ":")
-		if !ok || secret != s.auth.secret {
+		if !ok || subtle.ConstantTimeCompare([]byte(secret), []byte(s.auth.secret)) != 1 {
 			continue
 		}
 		var f forwarded
