@@ -54,12 +54,16 @@ func (m *Memory) Get(_ context.Context, namespace, name string) (object.Object, 
 func (m *Memory) List(_ context.Context, namespace string) ([]object.Object, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []object.Object
-	for _, o := range m.objs {
+	keys := make([]string, 0, len(m.objs))
+	for k, o := range m.objs {
 		if namespace == "" || o.GetMetadata().GetNamespace() == namespace {
-			out = append(out, o)
+			keys = append(keys, k)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return object.Key(out[i]) < object.Key(out[j]) })
+	sort.Strings(keys)
+	out := make([]object.Object, len(keys))
+	for i, k := range keys {
+		out[i] = m.objs[k]
+	}
 	return out, nil
 }
