@@ -43,7 +43,7 @@ func pod(name, node string, rev int64, labels map[string]string) *corev1.Pod {
 func serve(t *testing.T, ready func() error) (*client.Client[*corev1.Pod], *watchcache.Cache, *upstream) {
 	t.Helper()
 	res, _ := apis.ByMessage("podline.core.v1.Pod")
-	cache := watchcache.New(watchcache.WithFreshTimeout(200 * time.Millisecond))
+	cache := watchcache.New(watchcache.WithFreshTimeout(200*time.Millisecond), watchcache.WithBookmarkInterval(0))
 	cache.Replace([]object.Object{pod("a", "n1", 2, map[string]string{"app": "web"}), pod("b", "n2", 3, nil)}, 3)
 	up := &upstream{rev: 3}
 	s := grpc.NewServer()
@@ -144,5 +144,25 @@ func TestNotReadyIs503(t *testing.T) {
 	}
 	if _, err := pods.Watch(ctx, &metav1.ListRequest{}); !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("watch: %v, want 503", err)
+	}
+}
+
+func TestBookmarksCarryTheRevisionAndTheKind(t *testing.T) {
+	ctx := context.Background()
+	pods, cache, _ := serve(t, ready)
+	w, err := pods.Watch(ctx, &metav1.ListRequest{ResourceVersion: "3", AllowWatchBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	cache.Progress(10) // a progress mark from the stream
+	select {
+	case ev := <-w.ResultChan():
+		p, _ := ev.Object.(*corev1.Pod)
+		if ev.Type != watch.Bookmark || p.GetMetadata().GetResourceVersion() != "10" || p.GetApiVersion() != "v1" || p.GetKind() != "Pod" {
+			t.Errorf("got %s %v, want a BOOKMARK v1/Pod at 10", ev.Type, ev.Object)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no bookmark")
 	}
 }
