@@ -55,7 +55,7 @@ func (c *Chain) mutate(ctx context.Context, a *Attributes) error {
 	if len(c.Mutating) == 0 || a.Object == nil {
 		return nil
 	}
-	_, sp := tracer.Start(ctx, "admission", trace.WithAttributes(attribute.String(AttrPhase, "mutating")))
+	ctx, sp := tracer.Start(ctx, "admission", trace.WithAttributes(attribute.String(AttrPhase, "mutating")))
 	defer sp.End()
 	var mutated []string
 	for _, p := range c.Mutating {
@@ -78,7 +78,7 @@ func (c *Chain) validate(ctx context.Context, a *Attributes) error {
 	if len(c.Validating) == 0 {
 		return nil
 	}
-	_, sp := tracer.Start(ctx, "admission", trace.WithAttributes(attribute.String(AttrPhase, "validating")))
+	ctx, sp := tracer.Start(ctx, "admission", trace.WithAttributes(attribute.String(AttrPhase, "validating")))
 	defer sp.End()
 	for _, p := range c.Validating {
 		if err := p.Validate(ctx, a); err != nil {
