@@ -3,7 +3,6 @@ package patch
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,58 +57,6 @@ func (s FieldSet) Paths() [][]string {
 		out[i] = s[k]
 	}
 	return out
-}
-
-// MarshalFieldsV1 writes the set as Kubernetes' fieldsV1 JSON.
-func (s FieldSet) MarshalFieldsV1() string {
-	root := map[string]any{}
-	for _, p := range s {
-		node := root
-		for _, e := range p {
-			next, ok := node[e].(map[string]any)
-			if !ok {
-				next = map[string]any{}
-				node[e] = next
-			}
-			node = next
-		}
-	}
-	b, _ := json.Marshal(root) // map keys are sorted: the output is stable
-	return string(b)
-}
-
-// ParseFieldsV1 reads fieldsV1 JSON.
-func ParseFieldsV1(text string) (FieldSet, error) {
-	s := FieldSet{}
-	if strings.TrimSpace(text) == "" {
-		return s, nil
-	}
-	v, err := Decode([]byte(text))
-	if err != nil {
-		return nil, fmt.Errorf("fieldsV1: %w", err)
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("fieldsV1: expected an object")
-	}
-	var walk func(m map[string]any, path []string) error
-	walk = func(m map[string]any, path []string) error {
-		for k, v := range m {
-			child, ok := v.(map[string]any)
-			if !ok {
-				return fmt.Errorf("fieldsV1: %s is not an object", k)
-			}
-			p := appendPath(path, k)
-			if len(child) == 0 || k == "." {
-				s.add(p)
-			}
-			if err := walk(child, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return s, walk(m, nil)
 }
 
 // FieldsOf returns the members of an object's fields, following the list

@@ -125,3 +125,30 @@ func TestApplyConflictsWithItsOwnNameThroughAnotherOperation(t *testing.T) {
 		t.Fatalf("got %v, want %s", err, want)
 	}
 }
+
+func TestParseFieldsV1(t *testing.T) {
+	s, err := ParseFieldsV1(" {\"f:metadata\": {\"f:labels\": {\"f:a\\/b\": {}}},\n \"f:spec\":{\"f:containers\":{\"k:{\\\"name\\\":\\\"web\\\"}\":{\".\":{},\"f:image\":{}}}}} ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][]string{
+		{"f:metadata", "f:labels", "f:a/b"},
+		{"f:spec", "f:containers", `k:{"name":"web"}`, "."},
+		{"f:spec", "f:containers", `k:{"name":"web"}`, "f:image"},
+	} {
+		if !s.Has(p) {
+			t.Errorf("missing %q", p)
+		}
+	}
+	if len(s) != 3 {
+		t.Errorf("members: %v", s.Paths())
+	}
+	for _, bad := range []string{`{"f:a":1}`, `{"f:a":{}`, `{"f:a" {}}`, `[]`, `{"f:a":{}} x`} {
+		if _, err := ParseFieldsV1(bad); err == nil {
+			t.Errorf("%s parsed", bad)
+		}
+	}
+	if s, err := ParseFieldsV1(""); err != nil || len(s) != 0 {
+		t.Errorf("empty: %v %v", s, err)
+	}
+}
