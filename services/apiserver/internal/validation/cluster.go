@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"slices"
+
 	"podline.dev/pkg/field"
 	corev1 "podline.dev/proto/core/v1"
 )
@@ -52,6 +54,20 @@ func validateNamespace(ns *corev1.Namespace) field.ErrorList {
 			continue
 		}
 		errs = append(errs, qualifiedName(f, fp)...)
+	}
+	return errs
+}
+
+// nodeUpdate lets podCIDR(s) and providerID be set once, as Kubernetes does.
+func nodeUpdate(next, old *corev1.Node) field.ErrorList {
+	var errs field.ErrorList
+	n, o := next.GetSpec(), old.GetSpec()
+	if o.GetPodCidr() != "" && n.GetPodCidr() != o.GetPodCidr() ||
+		len(o.GetPodCidrs()) > 0 && !slices.Equal(n.GetPodCidrs(), o.GetPodCidrs()) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "podCIDRs"), `node updates may not change podCIDR except from "" to valid`))
+	}
+	if o.GetProviderId() != "" && n.GetProviderId() != o.GetProviderId() {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "providerID"), `node updates may not change providerID except from "" to valid`))
 	}
 	return errs
 }

@@ -64,6 +64,10 @@ func ValidateKindUpdate(obj, old object.Object) field.ErrorList {
 		return selectorUpdate(o.GetSpec().GetSelector(), old.(*appsv1.ReplicaSet).GetSpec().GetSelector())
 	case *corev1.Service:
 		return serviceUpdate(o, old.(*corev1.Service))
+	case *corev1.Node:
+		return nodeUpdate(o, old.(*corev1.Node))
+	case *discoveryv1.EndpointSlice:
+		return endpointSliceUpdate(o, old.(*discoveryv1.EndpointSlice))
 	case *corev1.ConfigMap:
 		return configMapUpdate(o, old.(*corev1.ConfigMap))
 	case *corev1.Secret:

@@ -207,6 +207,17 @@ func TestUpdateRules(t *testing.T) {
 	cm2 := proto.Clone(cm).(*corev1.ConfigMap)
 	cm2.Data["a"] = "2"
 	expectFields(t, ValidateKindUpdate(cm2, cm), "data: Forbidden")
+	node := &corev1.Node{Spec: &corev1.NodeSpec{}}
+	withCIDR := proto.Clone(node).(*corev1.Node)
+	withCIDR.Spec.PodCidr, withCIDR.Spec.PodCidrs = "10.244.1.0/24", []string{"10.244.1.0/24"}
+	expectFields(t, ValidateKindUpdate(withCIDR, node))
+	moved := proto.Clone(withCIDR).(*corev1.Node)
+	moved.Spec.PodCidr, moved.Spec.PodCidrs = "10.244.2.0/24", []string{"10.244.2.0/24"}
+	expectFields(t, ValidateKindUpdate(moved, withCIDR), "spec.podCIDRs: Forbidden")
+	es := &discoveryv1.EndpointSlice{AddressType: "IPv4"}
+	es2 := proto.Clone(es).(*discoveryv1.EndpointSlice)
+	es2.AddressType = "IPv6"
+	expectFields(t, ValidateKindUpdate(es2, es), "addressType: Invalid value")
 	svc := &corev1.Service{Spec: &corev1.ServiceSpec{ClusterIp: "10.96.0.10"}}
 	svc2 := proto.Clone(svc).(*corev1.Service)
 	svc2.Spec.ClusterIp = "10.96.0.11"

@@ -106,3 +106,11 @@ func validateEndpointSlice(es *discoveryv1.EndpointSlice) field.ErrorList {
 	}
 	return errs
 }
+
+// endpointSliceUpdate keeps addressType.
+func endpointSliceUpdate(next, old *discoveryv1.EndpointSlice) field.ErrorList {
+	if next.GetAddressType() != old.GetAddressType() {
+		return field.ErrorList{field.Invalid(field.NewPath("addressType"), next.GetAddressType(), msgImmutable)}
+	}
+	return nil
+}
