@@ -198,7 +198,7 @@ spec:
 `
 	item := deploymentsPath + "/web"
 	code, out, _ := c.do("PATCH", item+"?fieldManager=alice", "application/apply-patch+yaml", []byte(fmt.Sprintf(applyYAML, 2)))
-	if code != 200 && code != 201 {
+	if code != 201 {
 		t.Fatalf("apply create: %d %v", code, out)
 	}
 	mf := at(out, "metadata.managedFields").([]any)

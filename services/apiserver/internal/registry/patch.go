@@ -143,8 +143,16 @@ func (r *Registry) applyCreate(ctx context.Context, namespace, name string, opts
 		md.Name = name
 	}
 	md.ManagedFields = encodeManaged(managed)
-	return r.Create(ctx, namespace, obj, opts.DryRun)
+	out, err := r.Create(ctx, namespace, obj, opts.DryRun)
+	if err == nil {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(CreatedMetadataKey, "true"))
+	}
+	return out, err
 }
+
+// CreatedMetadataKey is the gRPC response header that says a PATCH (a
+// server-side apply) created its object; REST answers it 201, as Kubernetes does.
+const CreatedMetadataKey = "podline-created"
 
 // decodePatched reads the patched object in the request's fieldValidation
 // mode: unknown fields are an error (Strict), a warning (Warn, the

@@ -10,6 +10,7 @@ import (
 
 	"podline.dev/pkg/k8sjson"
 	"podline.dev/services/apiserver/internal/admission"
+	"podline.dev/services/apiserver/internal/registry"
 )
 
 // MaxRequestBodyBytes caps a request body; etcd's own limit per value is 1.5 MiB.
@@ -121,13 +122,16 @@ func forwardResponse(ctx context.Context, w http.ResponseWriter, resp proto.Mess
 		}
 		return nil
 	}
-	// Admission's warnings come back as gRPC response metadata.
+	// Admission's warnings come back as gRPC response metadata, and so
+	// does the news that a server-side apply created its object.
+	created := false
 	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
 		if st := stateOf(ctx); st != nil {
 			st.warnings = append(st.warnings, md.HeaderMD.Get(admission.WarningMetadataKey)...)
 		}
+		created = len(md.HeaderMD.Get(registry.CreatedMetadataKey)) > 0
 	}
-	if method, ok := runtime.RPCMethod(ctx); ok && strings.HasSuffix(method, "/Create") {
+	if method, ok := runtime.RPCMethod(ctx); ok && (created || strings.HasSuffix(method, "/Create")) {
 		w.WriteHeader(http.StatusCreated)
 	}
 	return nil
