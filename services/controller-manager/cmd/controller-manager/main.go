@@ -17,7 +17,6 @@ import (
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/client/leaderelection"
@@ -103,8 +102,7 @@ func run(ctx context.Context, apiserver, watchEndpoint string, creds client.Cred
 	defer conn.Close()
 	cfg.Conn = conn
 	if watchEndpoint != "" {
-		wconn, err := client.DialWatchEndpoint(watchEndpoint, grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
+		wconn, err := client.DialWatchEndpoint(watchEndpoint, append(dialOpts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()))...)
 		if err != nil {
 			return err
 		}

@@ -206,7 +206,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		return fmt.Errorf("apiserver %s: %w", o.apiserver, err)
 	}
 	defer conn.Close()
-	api, closeWatch, err := withWatchEndpoint(conn, o.watchEndpoint)
+	api, closeWatch, err := withWatchEndpoint(conn, o.watchEndpoint, o.creds)
 	if err != nil {
 		return fmt.Errorf("watch endpoint %s: %w", o.watchEndpoint, err)
 	}

@@ -23,7 +23,6 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/client/leaderelection"
@@ -107,7 +106,7 @@ func run(ctx context.Context, f flags, log *slog.Logger) error {
 	defer conn.Close()
 	var api grpc.ClientConnInterface = conn
 	if f.watchEndpoint != "" {
-		wconn, err := client.DialWatchEndpoint(f.watchEndpoint, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		wconn, err := client.DialWatchEndpoint(f.watchEndpoint, grpc.WithTransportCredentials(tc),
 			grpc.WithStatsHandler(otelgrpc.NewClientHandler()))
 		if err != nil {
 			return err

@@ -20,7 +20,6 @@ import (
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/telemetry"
@@ -36,7 +35,11 @@ func main() {
 		name      = flag.String("name", hostname(), "this replica's name in NATS and logs")
 		otlp      = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
 		probe     = flag.String("probe", "", "only GET this URL and exit 0 on 200, else 1 (a container healthcheck in an image with no shell)")
+		creds     client.Credentials
+		serving   servingFlags
 	)
+	creds.BindFlags(flag.CommandLine)
+	serving.bind(flag.CommandLine)
 	flag.Parse()
 	if *probe != "" {
 		os.Exit(probeURL(*probe))
@@ -44,26 +47,36 @@ func main() {
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)).With("replica", *name))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *natsURL, *apiserver, *grpcAddr, *httpAddr, *name, *otlp); err != nil {
+	if err := run(ctx, *natsURL, *apiserver, *grpcAddr, *httpAddr, *name, *otlp, creds, serving); err != nil {
 		slog.Error("watchcache failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, natsURL, apiserver, grpcAddr, httpAddr, name, otlp string) error {
+func run(ctx context.Context, natsURL, apiserver, grpcAddr, httpAddr, name, otlp string, creds client.Credentials, serving servingFlags) error {
 	shutdown, err := telemetry.Setup(ctx, "watchcache", otlp)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = shutdown(context.Background()) }()
-	conn, err := grpc.NewClient(apiserver, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(client.MaxListBytes)))
+	dialOpts, err := creds.DialOptions()
+	if err != nil {
+		return err
+	}
+	conn, err := grpc.NewClient(apiserver, append(dialOpts, grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(client.MaxListBytes)))...)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	r, err := replica.New(replica.Config{NATSURL: natsURL, Apiserver: conn, Name: name})
+	serverOpts, access, err := serving.options()
+	if err != nil {
+		return err
+	}
+	if serving.clientCA == "" {
+		slog.Warn("serving without client authentication: every client on the network may read every object through this replica")
+	}
+	r, err := replica.New(replica.Config{NATSURL: natsURL, Apiserver: conn, Name: name, ServerOptions: serverOpts, Access: access})
 	if err != nil {
 		return err
 	}

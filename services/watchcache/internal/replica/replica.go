@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 
+	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/watchcache"
 	_ "podline.dev/proto/all" // every kind's Go type
@@ -34,6 +35,10 @@ type Config struct {
 	Feed []feed.Option
 	// Name tells replicas apart in NATS and in logs.
 	Name string
+	// ServerOptions are the gRPC server's (TLS credentials).
+	ServerOptions []grpc.ServerOption
+	// Access says which clients the replica serves.
+	Access Access
 }
 
 // Replica is a running watchcache replica.
@@ -56,7 +61,7 @@ const DefaultCapacity = 65536
 // New connects to NATS (retrying while it is down) and builds the caches
 // and services; Run starts feeding them.
 func New(cfg Config) (*Replica, error) {
-	r := &Replica{grpc: grpc.NewServer(grpc.StatsHandler(otelgrpc.NewServerHandler()))}
+	r := &Replica{grpc: grpc.NewServer(append([]grpc.ServerOption{grpc.StatsHandler(otelgrpc.NewServerHandler())}, cfg.ServerOptions...)...)}
 	nc, err := nats.Connect(cfg.NATSURL, nats.Name("watchcache "+cfg.Name), nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
@@ -85,7 +90,16 @@ func New(cfg Config) (*Replica, error) {
 		r.resources = append(r.resources, resource{res: res, cache: cache, feeder: f})
 		served = append(served, serve.Resource{Res: res, Cache: cache, Up: up})
 	}
-	if err := serve.Register(r.grpc, served, r.Ready); err != nil {
+	admit := func(ctx context.Context, res apis.Resource) error {
+		if err := cfg.Access.check(ctx, res); err != nil {
+			return err
+		}
+		if err := r.Ready(); err != nil {
+			return apierrors.NewServiceUnavailable("watchcache replica not ready: " + err.Error())
+		}
+		return nil
+	}
+	if err := serve.Register(r.grpc, served, admit); err != nil {
 		nc.Close()
 		return nil, err
 	}

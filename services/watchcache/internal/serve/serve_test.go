@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"errors"
 	"net"
 	"strconv"
 	"testing"
@@ -40,14 +39,14 @@ func pod(name, node string, rev int64, labels map[string]string) *corev1.Pod {
 	}
 }
 
-func serve(t *testing.T, ready func() error) (*client.Client[*corev1.Pod], *watchcache.Cache, *upstream) {
+func serve(t *testing.T, admit Admit) (*client.Client[*corev1.Pod], *watchcache.Cache, *upstream) {
 	t.Helper()
 	res, _ := apis.ByMessage("podline.core.v1.Pod")
 	cache := watchcache.New(watchcache.WithFreshTimeout(200*time.Millisecond), watchcache.WithBookmarkInterval(0))
 	cache.Replace([]object.Object{pod("a", "n1", 2, map[string]string{"app": "web"}), pod("b", "n2", 3, nil)}, 3)
 	up := &upstream{rev: 3}
 	s := grpc.NewServer()
-	if err := Register(s, []Resource{{Res: res, Cache: cache, Up: up}}, ready); err != nil {
+	if err := Register(s, []Resource{{Res: res, Cache: cache, Up: up}}, admit); err != nil {
 		t.Fatal(err)
 	}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -64,7 +63,7 @@ func serve(t *testing.T, ready func() error) (*client.Client[*corev1.Pod], *watc
 	return client.Pods(conn), cache, up
 }
 
-func ready() error { return nil }
+func ready(context.Context, apis.Resource) error { return nil }
 
 func TestListFromTheCacheWithSelectors(t *testing.T) {
 	ctx := context.Background()
@@ -138,7 +137,9 @@ func TestWatchFromTheCache(t *testing.T) {
 
 func TestNotReadyIs503(t *testing.T) {
 	ctx := context.Background()
-	pods, _, _ := serve(t, func() error { return errors.New("nats is RECONNECTING") })
+	pods, _, _ := serve(t, func(context.Context, apis.Resource) error {
+		return apierrors.NewServiceUnavailable("watchcache replica not ready: nats is RECONNECTING")
+	})
 	if _, _, err := pods.List(ctx, &metav1.ListRequest{}); !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("list: %v, want 503", err)
 	}

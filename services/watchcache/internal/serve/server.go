@@ -33,11 +33,14 @@ type Resource struct {
 	Up    Upstream
 }
 
-// Register adds the service of each resource to s. ready is asked before
-// every call; an error makes the call a 503.
-func Register(s grpc.ServiceRegistrar, rs []Resource, ready func() error) error {
+// Admit is asked before every List and Watch; its error (403 for a client
+// the replica does not serve, 503 while it is not ready) is the answer.
+type Admit func(ctx context.Context, res apis.Resource) error
+
+// Register adds the service of each resource to s.
+func Register(s grpc.ServiceRegistrar, rs []Resource, admit Admit) error {
 	for _, r := range rs {
-		sd, err := serviceDesc(r, ready)
+		sd, err := serviceDesc(r, admit)
 		if err != nil {
 			return err
 		}
@@ -48,12 +51,12 @@ func Register(s grpc.ServiceRegistrar, rs []Resource, ready func() error) error 
 
 type handler struct {
 	Resource
-	ready func() error
+	admit Admit
 	list  protoreflect.MessageType
 	event protoreflect.MessageType
 }
 
-func serviceDesc(r Resource, ready func() error) (*grpc.ServiceDesc, error) {
+func serviceDesc(r Resource, admit Admit) (*grpc.ServiceDesc, error) {
 	name := protoreflect.FullName(r.Res.Group.Proto + "." + r.Res.Service())
 	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
 	if err != nil {
@@ -63,7 +66,7 @@ func serviceDesc(r Resource, ready func() error) (*grpc.ServiceDesc, error) {
 	if !ok {
 		return nil, fmt.Errorf("serve: %s is not a service", name)
 	}
-	h := &handler{Resource: r, ready: ready}
+	h := &handler{Resource: r, admit: admit}
 	if h.list, err = findType(r.Res.Message() + "List"); err != nil {
 		return nil, err
 	}
@@ -126,16 +129,9 @@ func (h *handler) notServed(method string) unaryFunc {
 	}
 }
 
-func (h *handler) checkReady() error {
-	if err := h.ready(); err != nil {
-		return apierrors.NewServiceUnavailable("watchcache replica not ready: " + err.Error())
-	}
-	return nil
-}
-
 func (h *handler) listCall(ctx context.Context, msg proto.Message) (proto.Message, error) {
 	req := msg.(*metav1.ListRequest)
-	if err := h.checkReady(); err != nil {
+	if err := h.admit(ctx, h.Res); err != nil {
 		return nil, err
 	}
 	if req.GetLimit() > 0 || req.GetContinue() != "" || req.GetResourceVersionMatch() == "Exact" {
@@ -210,7 +206,8 @@ func (h *handler) watch(_ any, stream grpc.ServerStream) error {
 	if err := stream.RecvMsg(req); err != nil {
 		return err
 	}
-	if err := h.checkReady(); err != nil {
+	ctx := stream.Context()
+	if err := h.admit(ctx, h.Res); err != nil {
 		return err
 	}
 	f, err := filter(h.Res, req)
@@ -221,7 +218,6 @@ func (h *handler) watch(_ any, stream grpc.ServerStream) error {
 	if err != nil {
 		return err
 	}
-	ctx := stream.Context()
 	if t := req.GetTimeoutSeconds(); req.TimeoutSeconds != nil && t > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(t)*time.Second)
