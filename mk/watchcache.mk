@@ -64,8 +64,8 @@ define WATCHCACHE_cert
 	rm -f $$d/$(1).csr $$d/$(1).ext; echo "wrote $$d/$(1).crt"
 endef
 
-$(WATCHCACHE_CERTS)/serving.crt: $(CERTS_DIR)/ca.crt
+$(WATCHCACHE_CERTS)/serving.crt: $(CERTS_DIR)/.complete
 	$(call WATCHCACHE_cert,serving,/CN=watchcache,$(WATCHCACHE_SERVING_EXT))
 
-$(WATCHCACHE_CERTS)/client.crt: $(CERTS_DIR)/ca.crt
+$(WATCHCACHE_CERTS)/client.crt: $(CERTS_DIR)/.complete
 	$(call WATCHCACHE_cert,client,/O=system:masters/CN=system:watchcache,$(WATCHCACHE_CLIENT_EXT))
