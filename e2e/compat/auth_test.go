@@ -1,9 +1,12 @@
 package compat
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -82,5 +85,145 @@ func TestAuthThroughClientGo(t *testing.T) {
 	_, err = secureClient(t, s, "", "", token).CoreV1().Secrets("default").List(ctx, metav1.ListOptions{})
 	if !apierrors.IsForbidden(err) || err.Error() != `secrets is forbidden: User "system:serviceaccount:default:reader" cannot list resource "secrets" in API group "" in the namespace "default"` {
 		t.Fatalf("service account token: %v", err)
+	}
+}
+
+// kubectl auth whoami and kubectl auth can-i: the self-review APIs answer
+// with the chain's view of the caller.
+func TestSelfReviewsThroughClientGo(t *testing.T) {
+	ctx := ctxFor(t)
+	s := apiservertest.StartSecure(t)
+	alice := s.Credentials(t, "alice", "devs")
+	as := secureClient(t, s, alice.CertFile, alice.KeyFile, "")
+
+	who, err := as.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || who.Status.UserInfo.Username != "alice" || len(who.Status.UserInfo.Groups) != 2 {
+		t.Fatalf("whoami: %+v, %v", who, err)
+	}
+	canI := func(verb, resource, ns string) (bool, string) {
+		t.Helper()
+		r, err := as.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Resource: resource, Namespace: ns}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status.Allowed, r.Status.Reason
+	}
+	if ok, _ := canI("create", "pods", "default"); ok {
+		t.Fatal("alice can create pods before any binding")
+	}
+	if _, err := secureClient(t, s, "", "", "").AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{}, metav1.CreateOptions{}); !apierrors.IsUnauthorized(err) {
+		t.Fatalf("anonymous review: %v", err)
+	}
+	adminCfg, err := clientcmd.BuildConfigFromFlags("", s.PKI+"/kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adminCfg.Host = s.URL
+	admin := kubernetes.NewForConfigOrDie(adminCfg)
+	if _, err := admin.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "alice-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, func() error {
+		if ok, reason := canI("create", "pods", "default"); !ok {
+			return fmt.Errorf("not yet allowed (%s)", reason)
+		}
+		return nil
+	})
+	if ok, reason := canI("create", "pods", "default"); reason != `RBAC: allowed by RoleBinding "alice-admin" of ClusterRole "cluster-admin" to alice` || !ok {
+		t.Fatalf("reason %q", reason)
+	}
+	if ok, _ := canI("list", "nodes", ""); ok {
+		t.Fatal("a RoleBinding granted a cluster-scoped resource")
+	}
+}
+
+// kubectl sends TokenRequests and access reviews in Kubernetes' protobuf:
+// `kubectl create token` and `kubectl auth can-i` through client-go's
+// protobuf encoder.
+func TestTokenRequestAndAccessReviewInProtobuf(t *testing.T) {
+	ctx := ctxFor(t)
+	s := apiservertest.StartSecure(t)
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.PKI+"/kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Host = s.URL
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	admin := kubernetes.NewForConfigOrDie(cfg)
+	if _, err := admin.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "builder"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	secs := int64(7200)
+	tr, err := admin.CoreV1().ServiceAccounts("default").CreateToken(ctx, "builder", &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{Audiences: []string{"https://kubernetes.default.svc.cluster.local"}, ExpirationSeconds: &secs},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create token: %v", err)
+	}
+	if tr.Status.Token == "" || *tr.Spec.ExpirationSeconds != 7200 || time.Until(tr.Status.ExpirationTimestamp.Time) < 119*time.Minute {
+		t.Fatalf("token request: %+v", tr)
+	}
+	short := int64(60)
+	if _, err := admin.CoreV1().ServiceAccounts("default").CreateToken(ctx, "builder", &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &short},
+	}, metav1.CreateOptions{}); !apierrors.IsInvalid(err) {
+		t.Fatalf("60 s token: %v", err)
+	}
+	saCfg := config(s)
+	saCfg.TLSClientConfig = rest.TLSClientConfig{CAFile: s.PKI + "/ca.crt"}
+	saCfg.BearerToken, saCfg.ContentType = tr.Status.Token, "application/vnd.kubernetes.protobuf"
+	sa := kubernetes.NewForConfigOrDie(saCfg)
+	who, err := sa.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || who.Status.UserInfo.Username != "system:serviceaccount:default:builder" {
+		t.Fatalf("the token's whoami: %+v, %v", who, err)
+	}
+	review, err := sa.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: "default", Name: "x"}},
+	}, metav1.CreateOptions{})
+	if err != nil || review.Status.Allowed {
+		t.Fatalf("service account can-i get secrets: %+v, %v", review, err)
+	}
+	if _, err := admin.RbacV1().Roles("default").Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "read-x"},
+		Rules:      []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"x"}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.RbacV1().RoleBindings("default").Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "builder-read-x"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "builder", Namespace: "default"}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "read-x"},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	canGet := func(name string) bool {
+		r, err := sa.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: "default", Name: name}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status.Allowed
+	}
+	eventually(t, 5*time.Second, func() error {
+		if !canGet("x") {
+			return fmt.Errorf("get secret x not allowed yet")
+		}
+		return nil
+	})
+	if canGet("y") {
+		t.Fatal("the review ignored the resource name")
+	}
+	review, err = admin.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/healthz"}},
+	}, metav1.CreateOptions{})
+	if err != nil || !review.Status.Allowed {
+		t.Fatalf("admin can-i get /healthz: %+v, %v", review, err)
 	}
 }

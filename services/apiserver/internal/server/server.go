@@ -121,7 +121,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	api = s.withAuthentication(s.withPodProxy(s.withTokenRequest(api)))
+	api = s.withAuthentication(s.withPodProxy(s.withTokenRequest(s.withSelfReviews(api))))
 	// REST requests get a span that continues the caller's traceparent;
 	// gRPC requests get theirs from the server's stats handler.
 	api = otelhttp.NewHandler(api, "apiserver", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {

@@ -91,8 +91,12 @@ func (s *Server) issueToken(r *http.Request, a authz.Attributes) (*tokenRequest,
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	var tr tokenRequest
-	if err := json.Unmarshal(body, &tr); err != nil {
+	tr := &tokenRequest{}
+	if isProtobuf(body) {
+		if tr, err = tokenRequestFromProto(body); err != nil {
+			return nil, apierrors.NewBadRequest("the TokenRequest body: " + err.Error())
+		}
+	} else if err := json.Unmarshal(body, tr); err != nil {
 		return nil, apierrors.NewBadRequest("the TokenRequest body is not valid JSON: " + err.Error())
 	}
 	if tr.Kind != "" && tr.Kind != "TokenRequest" {

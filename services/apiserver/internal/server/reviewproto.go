@@ -1,0 +1,150 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// kubectl and client-go send the bodies of TokenRequest and the self
+// reviews in Kubernetes' protobuf: "k8s\x00" and a runtime.Unknown
+// {typeMeta=1, raw=2} whose raw is the object. These readers take the few
+// fields the apiserver uses, with the field numbers of k8s.io/api's
+// generated.proto; everything else in the body is ignored, as the JSON
+// decoder ignores it.
+
+var protobufMagic = []byte("k8s\x00")
+
+var errBadProtobuf = errors.New("malformed protobuf body")
+
+// isProtobuf reports whether body is in Kubernetes' protobuf envelope.
+func isProtobuf(body []byte) bool { return bytes.HasPrefix(body, protobufMagic) }
+
+// protoFields calls fn for each field of the message in b.
+func protoFields(b []byte, fn func(num protowire.Number, typ protowire.Type, val []byte, varint uint64)) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return errBadProtobuf
+		}
+		b = b[n:]
+		switch typ {
+		case protowire.BytesType:
+			v, m := protowire.ConsumeBytes(b)
+			if m < 0 {
+				return errBadProtobuf
+			}
+			fn(num, typ, v, 0)
+			b = b[m:]
+		case protowire.VarintType:
+			v, m := protowire.ConsumeVarint(b)
+			if m < 0 {
+				return errBadProtobuf
+			}
+			fn(num, typ, nil, v)
+			b = b[m:]
+		default:
+			m := protowire.ConsumeFieldValue(num, typ, b)
+			if m < 0 {
+				return errBadProtobuf
+			}
+			b = b[m:]
+		}
+	}
+	return nil
+}
+
+// unwrapProtobuf returns the object inside the envelope (Unknown.raw).
+func unwrapProtobuf(body []byte) ([]byte, error) {
+	var raw []byte
+	err := protoFields(body[len(protobufMagic):], func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
+		if num == 2 && typ == protowire.BytesType {
+			raw = v
+		}
+	})
+	return raw, err
+}
+
+// subMessage returns field num of the message in b.
+func subMessage(b []byte, num protowire.Number) ([]byte, bool, error) {
+	var out []byte
+	found := false
+	err := protoFields(b, func(n protowire.Number, typ protowire.Type, v []byte, _ uint64) {
+		if n == num && typ == protowire.BytesType {
+			out, found = v, true
+		}
+	})
+	return out, found, err
+}
+
+// tokenRequestFromProto reads TokenRequest.spec {audiences=1,
+// expirationSeconds=4}.
+func tokenRequestFromProto(body []byte) (*tokenRequest, error) {
+	obj, err := unwrapProtobuf(body)
+	if err != nil {
+		return nil, err
+	}
+	spec, _, err := subMessage(obj, 2)
+	if err != nil {
+		return nil, err
+	}
+	tr := &tokenRequest{Kind: "TokenRequest"}
+	err = protoFields(spec, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) {
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			tr.Spec.Audiences = append(tr.Spec.Audiences, string(v))
+		case num == 4 && typ == protowire.VarintType:
+			secs := int64(x)
+			tr.Spec.ExpirationSeconds = &secs
+		}
+	})
+	return tr, err
+}
+
+// accessReviewFromProto reads SelfSubjectAccessReview.spec
+// {resourceAttributes=1 {namespace=1, verb=2, group=3, version=4,
+// resource=5, subresource=6, name=7}, nonResourceAttributes=2 {path=1,
+// verb=2}}.
+func accessReviewFromProto(body []byte) (*selfSubjectAccessReview, error) {
+	obj, err := unwrapProtobuf(body)
+	if err != nil {
+		return nil, err
+	}
+	spec, _, err := subMessage(obj, 2)
+	if err != nil {
+		return nil, err
+	}
+	review := &selfSubjectAccessReview{}
+	if b, ok, err := subMessage(spec, 1); err != nil {
+		return nil, err
+	} else if ok {
+		ra := &resourceAttributes{}
+		dst := map[protowire.Number]*string{1: &ra.Namespace, 2: &ra.Verb, 3: &ra.Group, 4: &ra.Version, 5: &ra.Resource, 6: &ra.Subresource, 7: &ra.Name}
+		if err := protoFields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
+			if p := dst[num]; p != nil && typ == protowire.BytesType {
+				*p = string(v)
+			}
+		}); err != nil {
+			return nil, err
+		}
+		review.Spec.ResourceAttributes = ra
+	}
+	if b, ok, err := subMessage(spec, 2); err != nil {
+		return nil, err
+	} else if ok {
+		na := &nonResourceAttributes{}
+		if err := protoFields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
+			switch {
+			case num == 1 && typ == protowire.BytesType:
+				na.Path = string(v)
+			case num == 2 && typ == protowire.BytesType:
+				na.Verb = string(v)
+			}
+		}); err != nil {
+			return nil, err
+		}
+		review.Spec.NonResourceAttributes = na
+	}
+	return review, nil
+}

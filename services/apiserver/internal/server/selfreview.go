@@ -1,0 +1,147 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"podline.dev/pkg/apierrors"
+	"podline.dev/services/apiserver/internal/audit"
+	"podline.dev/services/apiserver/internal/authz"
+	"podline.dev/services/apiserver/internal/request"
+)
+
+// The self-review APIs kubectl uses to show the chain's view of its user:
+// `kubectl auth whoami` (SelfSubjectReview) and `kubectl auth can-i`
+// (SelfSubjectAccessReview).
+const (
+	selfSubjectReviewPath       = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
+	selfSubjectAccessReviewPath = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+)
+
+type objectMeta struct {
+	CreationTimestamp *string `json:"creationTimestamp"`
+}
+
+// selfSubjectReview is authentication.k8s.io/v1 SelfSubjectReview.
+type selfSubjectReview struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	Metadata   objectMeta `json:"metadata"`
+	Status     struct {
+		UserInfo userInfo `json:"userInfo"`
+	} `json:"status"`
+}
+
+type userInfo struct {
+	Username string              `json:"username"`
+	UID      string              `json:"uid,omitempty"`
+	Groups   []string            `json:"groups,omitempty"`
+	Extra    map[string][]string `json:"extra,omitempty"`
+}
+
+// selfSubjectAccessReview is authorization.k8s.io/v1 SelfSubjectAccessReview.
+type selfSubjectAccessReview struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	Metadata   objectMeta `json:"metadata"`
+	Spec       struct {
+		ResourceAttributes    *resourceAttributes    `json:"resourceAttributes,omitempty"`
+		NonResourceAttributes *nonResourceAttributes `json:"nonResourceAttributes,omitempty"`
+	} `json:"spec"`
+	Status accessReviewStatus `json:"status"`
+}
+
+type resourceAttributes struct {
+	Namespace   string `json:"namespace,omitempty"`
+	Verb        string `json:"verb,omitempty"`
+	Group       string `json:"group,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Resource    string `json:"resource,omitempty"`
+	Subresource string `json:"subresource,omitempty"`
+	Name        string `json:"name,omitempty"`
+}
+
+type nonResourceAttributes struct {
+	Path string `json:"path,omitempty"`
+	Verb string `json:"verb,omitempty"`
+}
+
+type accessReviewStatus struct {
+	Allowed bool   `json:"allowed"`
+	Denied  bool   `json:"denied,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// withSelfReviews answers the self-review APIs when authorization is on.
+// Creating a review is itself authorized (system:basic-user grants it to
+// every authenticated user).
+func (s *Server) withSelfReviews(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var group, resource string
+		switch r.URL.Path {
+		case selfSubjectReviewPath:
+			group, resource = "authentication.k8s.io", "selfsubjectreviews"
+		case selfSubjectAccessReviewPath:
+			group, resource = "authorization.k8s.io", "selfsubjectaccessreviews"
+		}
+		if resource == "" || r.Method != http.MethodPost || s.auth == nil || s.auth.authorizer == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		u, _ := request.UserFrom(r.Context())
+		a := authz.Attributes{User: u, Verb: "create", ResourceRequest: true, APIGroup: group, Resource: resource}
+		rec := s.startAudit(r.Context(), a, nil)
+		answer, err := s.selfReview(r, a)
+		if err != nil {
+			se := apierrors.FromError(err)
+			rec.Complete(audit.ResponseStatus{Code: int(se.Status().GetCode()), Status: "Failure", Reason: se.Status().GetReason(), Message: se.Status().GetMessage()}, nil)
+			writeStatus(w, se)
+			return
+		}
+		rec.Complete(audit.ResponseStatus{Code: http.StatusCreated}, nil)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_ = json.NewEncoder(w).Encode(answer)
+	})
+}
+
+func (s *Server) selfReview(r *http.Request, a authz.Attributes) (any, error) {
+	if err := s.authorize(r.Context(), a); err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 1<<20))
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if a.Resource == "selfsubjectreviews" {
+		out := &selfSubjectReview{APIVersion: "authentication.k8s.io/v1", Kind: "SelfSubjectReview"}
+		out.Status.UserInfo = userInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups, Extra: a.User.Extra}
+		return out, nil
+	}
+	review := &selfSubjectAccessReview{}
+	if isProtobuf(body) {
+		if review, err = accessReviewFromProto(body); err != nil {
+			return nil, apierrors.NewBadRequest("the SelfSubjectAccessReview body: " + err.Error())
+		}
+	} else if err := json.Unmarshal(body, review); err != nil {
+		return nil, apierrors.NewBadRequest("the SelfSubjectAccessReview body is not valid JSON: " + err.Error())
+	}
+	q := authz.Attributes{User: a.User}
+	switch spec := review.Spec; {
+	case spec.ResourceAttributes != nil:
+		ra := spec.ResourceAttributes
+		q.ResourceRequest, q.Verb, q.APIGroup, q.Resource, q.Subresource, q.Namespace, q.Name = true, ra.Verb, ra.Group, ra.Resource, ra.Subresource, ra.Namespace, ra.Name
+	case spec.NonResourceAttributes != nil:
+		q.Verb, q.Path = spec.NonResourceAttributes.Verb, spec.NonResourceAttributes.Path
+	default:
+		return nil, apierrors.NewBadRequest("spec: exactly one of resourceAttributes or nonResourceAttributes must be specified")
+	}
+	d, reason, err := s.auth.authorizer.Authorize(r.Context(), q)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	review.APIVersion, review.Kind = "authorization.k8s.io/v1", "SelfSubjectAccessReview"
+	review.Status = accessReviewStatus{Allowed: d == authz.Allow, Denied: d == authz.Deny, Reason: reason}
+	return review, nil
+}
