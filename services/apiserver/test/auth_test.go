@@ -291,3 +291,13 @@ func TestAuthBootstrapPolicyAndComponents(t *testing.T) {
 		t.Fatalf("alice over gRPC on the REST port: %v", err)
 	}
 }
+
+// A kubelet looks its mirror Pods up by name: one that does not exist is
+// a 404, as the kubelet expects, not a 403.
+func TestAuthKubeletGetsNotFoundForMissingPods(t *testing.T) {
+	s := apiservertest.StartSecure(t)
+	kubelet := client.Pods(s.Dial(t, s.NodeCredentials("node-1")))
+	if _, err := kubelet.Get(ctxFor(t), "kube-system", "etcd-node-1"); !apierrors.IsNotFound(err) {
+		t.Fatalf("missing mirror pod: %v", err)
+	}
+}

@@ -90,8 +90,13 @@ func (z *Authorizer) pods(node string, a authz.Attributes) (authz.Decision, stri
 	case a.Subresource == "" && a.Verb == "create":
 		// Mirror pods of static pods; admission checks they are bound here.
 		return authz.Allow, "", nil
-	case a.Subresource == "" && isOneOf(a.Verb, "get", "delete"),
-		a.Subresource == "status" && isOneOf(a.Verb, "get", "update", "patch"):
+	case a.Subresource == "" && isOneOf(a.Verb, "get", "delete"):
+		// A Pod that does not exist is the registry's to answer with 404:
+		// the kubelet reads and deletes mirror Pods by name and recreates
+		// them when they are gone.
+		p, ok := z.graph.Pod(a.Namespace, a.Name)
+		return allowIf(!ok || p.GetSpec().GetNodeName() == node, noRelationship(node))
+	case a.Subresource == "status" && isOneOf(a.Verb, "get", "update", "patch"):
 		p, ok := z.graph.Pod(a.Namespace, a.Name)
 		return allowIf(ok && p.GetSpec().GetNodeName() == node, noRelationship(node))
 	}
