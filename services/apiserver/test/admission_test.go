@@ -134,9 +134,12 @@ func TestInvalidDeploymentIs422ListingEveryFieldAndStoresNothing(t *testing.T) {
 
 func TestCreateInMissingNamespaceIs404(t *testing.T) {
 	c, _ := newREST(t)
-	code, status, _ := c.do("POST", "/api/v1/namespaces/nowhere/pods", "application/json", fmt.Appendf(nil, podJSON, "x"))
-	if code != 404 || status["reason"] != "NotFound" || status["message"] != `namespaces "nowhere" not found` {
-		t.Fatalf("got %d %v", code, status)
+	// Even an invalid body: the namespace is checked first.
+	for _, body := range []string{fmt.Sprintf(podJSON, "x"), fmt.Sprintf(podJSON, "Not_Valid")} {
+		code, status, _ := c.do("POST", "/api/v1/namespaces/nowhere/pods", "application/json", []byte(body))
+		if code != 404 || status["reason"] != "NotFound" || status["message"] != `namespaces "nowhere" not found` {
+			t.Fatalf("got %d %v", code, status)
+		}
 	}
 }
 

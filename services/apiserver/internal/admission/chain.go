@@ -52,7 +52,7 @@ func (c *Chain) Admit(ctx context.Context, a *Attributes, schema func(context.Co
 }
 
 func (c *Chain) mutate(ctx context.Context, a *Attributes) error {
-	if len(c.Mutating) == 0 || a.Object == nil {
+	if len(c.Mutating) == 0 {
 		return nil
 	}
 	ctx, sp := tracer.Start(ctx, "admission", trace.WithAttributes(attribute.String(AttrPhase, "mutating")))

@@ -6,8 +6,8 @@ import (
 	"podline.dev/pkg/object"
 )
 
-// Mutator is a mutating plugin: it may change a.Object. It reports whether
-// it did, so the admission span can name it.
+// Mutator is a mutating plugin: it may change a.Object (nil on delete). It
+// reports whether it did, so the admission span can name it.
 type Mutator interface {
 	Name() string
 	Admit(ctx context.Context, a *Attributes) (mutated bool, err error)

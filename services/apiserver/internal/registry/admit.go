@@ -33,7 +33,9 @@ func (r *Registry) admit(ctx context.Context, op admission.Operation, subresourc
 	return r.admission.Admit(ctx, a, schema)
 }
 
-// admitDelete runs the validating plugins on the deletion of cur.
+// admitDelete runs the chain on the deletion of cur: there is no object
+// to mutate or validate, but plugins may refuse (a system namespace, a
+// node deleting another node's pod).
 func (r *Registry) admitDelete(ctx context.Context, cur object.Object, dryRun bool) error {
 	if r.admission == nil {
 		return nil

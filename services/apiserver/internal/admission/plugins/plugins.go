@@ -31,13 +31,13 @@ type Sources struct {
 func NewChain(src Sources) *admission.Chain {
 	return &admission.Chain{
 		Mutating: []admission.Mutator{
+			namespacelifecycle.New(src.Namespaces),
 			defaulting.New(),
 			serviceaccount.New(src.ServiceAccounts),
 			tolerationseconds.New(),
 			priority.New(src.PriorityClasses),
 		},
 		Validating: []admission.Validator{
-			namespacelifecycle.New(src.Namespaces),
 			noderestriction.New(),
 			podsecurity.New(src.Namespaces),
 			resourcequota.New(src.ResourceQuotas, src.Pods),

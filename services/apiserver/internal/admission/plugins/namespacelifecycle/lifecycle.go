@@ -22,13 +22,23 @@ type Plugin struct {
 	namespaces admission.Getter
 }
 
-var _ admission.Validator = (*Plugin)(nil)
+var (
+	_ admission.Validator = (*Plugin)(nil)
+	_ admission.Mutator   = (*Plugin)(nil)
+)
 
 // New returns the plugin reading namespaces from namespaces.
 func New(namespaces admission.Getter) *Plugin { return &Plugin{namespaces: namespaces} }
 
 // Name implements admission.Validator.
 func (*Plugin) Name() string { return Name }
+
+// Admit runs the check first in the mutating phase, as Kubernetes does,
+// so that a create in a missing namespace is a 404 whatever its body; it
+// never changes the object.
+func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) (bool, error) {
+	return false, p.Validate(ctx, a)
+}
 
 // Validate implements admission.Validator.
 func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
