@@ -5,11 +5,14 @@
 // quota" when a quota tracks a compute resource one of its containers
 // does not set.
 //
-// Usage is computed from the namespace's non-terminal pods in the watch
-// cache at admission time. Kubernetes instead keeps status.used in the
-// quota and updates it in the same admission step, which closes the
-// window in which two concurrent creates both fit; podline has no quota
-// controller to keep status.used yet, so that window exists here.
+// Usage is computed at admission time from the namespace's non-terminal
+// pods as the pods Lister returns them (the server reads them from etcd,
+// so a pod created a moment ago counts), which costs a read of the
+// namespace's pods per create in a namespace with quotas. Kubernetes
+// instead keeps status.used in the quota and updates it in the same
+// admission step, which also closes the window in which two concurrent
+// creates both fit; podline has no quota controller to keep status.used
+// yet, so that window exists here and status.used stays empty.
 package resourcequota
 
 import (
