@@ -4,6 +4,7 @@ import (
 	"podline.dev/pkg/field"
 	"podline.dev/pkg/object"
 	corev1 "podline.dev/proto/core/v1"
+	"podline.dev/services/apiserver/internal/admission/plugins/defaulting"
 )
 
 // Strategy is what differs between kinds. The zero Strategy is the default:
@@ -38,7 +39,8 @@ var Strategies = map[string]Strategy{
 
 // podGracePeriod follows Kubernetes: a pod not yet bound to a node, or one
 // that has finished, goes at once; otherwise the kubelet gets the requested
-// grace period or the pod's terminationGracePeriodSeconds (default 30).
+// grace period or the pod's terminationGracePeriodSeconds. Defaulting sets
+// that on every pod it admits; a pod stored before it did gets the default.
 func podGracePeriod(obj object.Object, requested *int64) int64 {
 	pod := obj.(*corev1.Pod)
 	if pod.GetSpec().GetNodeName() == "" {
@@ -54,5 +56,5 @@ func podGracePeriod(obj object.Object, requested *int64) int64 {
 	if pod.GetSpec() != nil && pod.Spec.TerminationGracePeriodSeconds != nil {
 		return *pod.Spec.TerminationGracePeriodSeconds
 	}
-	return 30
+	return defaulting.DefaultTerminationGracePeriodSeconds
 }
