@@ -25,8 +25,10 @@ var services = sync.OnceValue(func() map[string]apis.Resource {
 // attributes of the same REST request: Get→get, List→list (watch when the
 // request asks to watch), Watch→watch, Create→create (no name, as a POST
 // to a collection), Update→update, UpdateStatus→update of "status",
-// Delete→delete, and an action (Bind) → create of its subresource
-// ("binding"). ok is false for a method of no resource's service.
+// Delete→delete, DeleteCollection→deletecollection, Patch→patch,
+// Get/Patch-Status→get/patch of "status", Get/Update/Patch-Scale→
+// get/update/patch of "scale", and an action (Bind) → create of its
+// subresource ("binding"). ok is false for a method of no resource's service.
 func FromGRPC(fullMethod string, req any) (a Attributes, ok bool) {
 	svc, method, found := strings.Cut(strings.TrimPrefix(fullMethod, "/"), "/")
 	if !found {
@@ -59,6 +61,14 @@ func FromGRPC(fullMethod string, req any) (a Attributes, ok bool) {
 		a.Verb, a.Subresource = "update", "status"
 	case "Delete":
 		a.Verb = "delete"
+	case "DeleteCollection":
+		a.Verb = "deletecollection"
+	case "Patch":
+		a.Verb = "patch"
+	case "GetStatus", "PatchStatus":
+		a.Verb, a.Subresource = strings.ToLower(strings.TrimSuffix(method, "Status")), "status"
+	case "GetScale", "UpdateScale", "PatchScale":
+		a.Verb, a.Subresource = strings.ToLower(strings.TrimSuffix(method, "Scale")), "scale"
 	default:
 		a.Verb = strings.ToLower(method)
 		for _, act := range res.Actions {

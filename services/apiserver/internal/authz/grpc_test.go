@@ -31,6 +31,18 @@ func TestFromGRPC(t *testing.T) {
 			Attributes{Verb: "create", Resource: "pods", Subresource: "binding", Namespace: "default", Name: "web"}, true},
 		{"delete", "/podline.rbac.v1.ClusterRoleBindings/Delete", &metav1.DeleteRequest{Name: "x"},
 			Attributes{Verb: "delete", APIGroup: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "x"}, true},
+		{"patch", "/podline.apps.v1.Deployments/Patch", &metav1.PatchRequest{Namespace: "ns", Name: "web"},
+			Attributes{Verb: "patch", APIGroup: "apps", Resource: "deployments", Namespace: "ns", Name: "web"}, true},
+		{"patch status", "/podline.core.v1.Pods/PatchStatus", &metav1.PatchRequest{Namespace: "ns", Name: "web"},
+			Attributes{Verb: "patch", Resource: "pods", Subresource: "status", Namespace: "ns", Name: "web"}, true},
+		{"get status", "/podline.core.v1.Nodes/GetStatus", &metav1.GetRequest{Name: "n1"},
+			Attributes{Verb: "get", Resource: "nodes", Subresource: "status", Name: "n1"}, true},
+		{"update scale", "/podline.apps.v1.ReplicaSets/UpdateScale", &metav1.GetRequest{Namespace: "ns", Name: "rs"},
+			Attributes{Verb: "update", APIGroup: "apps", Resource: "replicasets", Subresource: "scale", Namespace: "ns", Name: "rs"}, true},
+		{"patch scale", "/podline.apps.v1.Deployments/PatchScale", &metav1.PatchRequest{Namespace: "ns", Name: "web"},
+			Attributes{Verb: "patch", APIGroup: "apps", Resource: "deployments", Subresource: "scale", Namespace: "ns", Name: "web"}, true},
+		{"deletecollection", "/podline.core.v1.Pods/DeleteCollection", &metav1.DeleteCollectionRequest{Namespace: "ns"},
+			Attributes{Verb: "deletecollection", Resource: "pods", Namespace: "ns"}, true},
 		{"not a resource service", "/grpc.health.v1.Health/Check", nil, Attributes{}, false},
 	}
 	for _, tt := range tests {
