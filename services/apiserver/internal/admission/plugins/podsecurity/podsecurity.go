@@ -50,6 +50,9 @@ func (*Plugin) Name() string { return Name }
 
 // Validate implements admission.Validator.
 func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
+	if a.Resource.Kind == "Namespace" && a.Resource.Group.Name == "" {
+		return validateNamespace(a)
+	}
 	spec, template := podSpecOf(a)
 	if spec == nil || a.Namespace == "" {
 		return nil

@@ -123,3 +123,26 @@ func TestModes(t *testing.T) {
 		t.Fatalf("unlabelled namespace: %v %v", err, a.Warnings())
 	}
 }
+
+func TestNamespaceLabels(t *testing.T) {
+	namespaces, _ := apis.Lookup("", "namespaces")
+	for _, tc := range []struct {
+		labels map[string]string
+		want   string
+	}{
+		{labels: map[string]string{LabelPrefix + ModeEnforce: "restricted", LabelPrefix + ModeEnforce + "-version": "v1.30"}},
+		{labels: map[string]string{LabelPrefix + ModeWarn: "strict", LabelPrefix + ModeAudit + "-version": "1.30"},
+			want: `Namespace "ns" is invalid: [metadata.labels[pod-security.kubernetes.io/warn]: Invalid value: "strict": must be one of privileged, baseline, restricted, ` +
+				`metadata.labels[pod-security.kubernetes.io/audit-version]: Invalid value: "1.30": must be 'latest' or 'v1.x']`},
+	} {
+		ns := &corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: "ns", Labels: tc.labels}}
+		a := &admission.Attributes{Operation: admission.Create, Resource: namespaces, Name: "ns", Object: ns}
+		err := New(admission.NewMemory("", "namespaces")).Validate(context.Background(), a)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v refused: %v", tc.labels, err)
+		case tc.want != "" && (!apierrors.IsInvalid(err) || err.Error() != tc.want):
+			t.Errorf("%v: err = %v\nwant %s", tc.labels, err, tc.want)
+		}
+	}
+}
