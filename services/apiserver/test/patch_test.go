@@ -251,6 +251,12 @@ func TestUpdatesRecordTheirFieldManager(t *testing.T) {
 	if at(mf[1], "fieldsV1.f:metadata.f:labels.f:tier") == nil || at(mf[0], "fieldsV1.f:metadata.f:labels.f:tier") != nil {
 		t.Fatalf("the label belongs to its writer: %v", mf)
 	}
+	// Kubernetes' way to clear managedFields: replace them with one empty entry.
+	code, out, _ = c.do("PATCH", deploymentsPath+"/web", "application/json-patch+json",
+		[]byte(`[{"op":"replace","path":"/metadata/managedFields","value":[{}]}]`))
+	if code != 200 || at(out, "metadata.managedFields") != nil {
+		t.Fatalf("reset: %d %v", code, at(out, "metadata.managedFields"))
+	}
 }
 
 func TestScaleSubresource(t *testing.T) {

@@ -57,7 +57,7 @@ func (m Managed) prune() Managed {
 func (m Managed) Update(prev, next map[string]any, manager, apiVersion, subresource string, now int64, skip func([]string) bool) Managed {
 	changed, removed := diff(prev, next, skip)
 	if len(changed) == 0 && len(removed) == 0 {
-		return m
+		return m.prune()
 	}
 	out := append(Managed(nil), m...)
 	own := out.find(manager, OpUpdate, apiVersion, subresource)

@@ -74,6 +74,11 @@ func toValues(obj object.Object) (map[string]any, error) {
 		md.ManagedFields = nil
 		defer func() { md.ManagedFields = saved }()
 	}
+	return toAllValues(obj)
+}
+
+// toAllValues decodes an object into JSON values, managedFields included.
+func toAllValues(obj object.Object) (map[string]any, error) {
 	b, err := k8sjson.Marshal(obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)

@@ -91,7 +91,9 @@ func warn(ctx context.Context, warnings []string) {
 
 // patchObject computes the patched object from cur.
 func (r *Registry) patchObject(cur object.Object, namespace, name string, opts PatchOptions, apply patcher) (object.Object, []string, error) {
-	values, err := toValues(cur)
+	// managedFields stay in: a patch may reset them, as in Kubernetes
+	// ([{"op":"replace","path":"/metadata/managedFields","value":[{}]}]).
+	values, err := toAllValues(cur)
 	if err != nil {
 		return nil, nil, err
 	}
