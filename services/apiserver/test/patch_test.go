@@ -231,6 +231,11 @@ spec:
 	if !owners["bob"] || owners["alice"] {
 		t.Fatalf("replicas should now be bob's alone: %v", owners)
 	}
+	// An apply configuration may not carry managedFields.
+	withMF := strings.Replace(fmt.Sprintf(applyYAML, 5), "  name: web\n", "  name: web\n  managedFields: [{manager: x}]\n", 1)
+	if code, out, _ = c.do("PATCH", item+"?fieldManager=bob", "application/apply-patch+yaml", []byte(withMF)); code != 400 || out["message"] != "metadata.managedFields must be nil" {
+		t.Fatalf("apply with managedFields: %d %v", code, out)
+	}
 	// Apply requires a field manager.
 	if code, out, _ = c.do("PATCH", item, "application/apply-patch+yaml", []byte(fmt.Sprintf(applyYAML, 5))); code != 400 {
 		t.Fatalf("apply without fieldManager: %d %v", code, out)

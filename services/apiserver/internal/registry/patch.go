@@ -293,6 +293,9 @@ func (r *Registry) applyPatcher(name string, opts PatchOptions) (patcher, error)
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the apply configuration is a %s %s, not a %s %s", apiVersion, kind, r.codec.APIVersion, r.codec.Kind))
 	}
 	if md, _ := config["metadata"].(map[string]any); md != nil {
+		if _, ok := md["managedFields"]; ok {
+			return nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
+		}
 		if n, _ := md["name"].(string); n != "" && n != name {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
 		}
