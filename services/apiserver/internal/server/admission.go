@@ -20,6 +20,7 @@ func (s *Server) admissionChain() *admission.Chain {
 		PriorityClasses: cachedReader{s, "priorityclasses.scheduling.k8s.io"},
 		ResourceQuotas:  quotaReader{s},
 		Pods:            liveReader{s, "pods"},
+		CachedPods:      cachedReader{s, "pods"},
 	})
 }
 

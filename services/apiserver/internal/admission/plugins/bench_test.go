@@ -51,6 +51,7 @@ func benchChain(b *testing.B, withQuota bool) {
 		PriorityClasses: admission.NewMemory("scheduling.k8s.io", "priorityclasses"),
 		ResourceQuotas:  quotas,
 		Pods:            existing,
+		CachedPods:      existing,
 	})
 	ctx := context.Background()
 	b.ReportAllocs()

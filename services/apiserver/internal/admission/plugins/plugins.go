@@ -24,7 +24,10 @@ type Sources struct {
 		admission.Lister
 	}
 	ResourceQuotas admission.Lister
-	Pods           admission.Lister
+	// Pods are read from etcd (quota usage must count the latest pods);
+	// CachedPods from the watch cache, where a moment's lag is fine.
+	Pods       admission.Lister
+	CachedPods admission.Lister
 }
 
 // NewChain returns the chain of every plugin.
@@ -39,7 +42,7 @@ func NewChain(src Sources) *admission.Chain {
 		},
 		Validating: []admission.Validator{
 			noderestriction.New(),
-			podsecurity.New(src.Namespaces),
+			podsecurity.New(src.Namespaces, src.CachedPods),
 			resourcequota.New(src.ResourceQuotas, src.Pods),
 		},
 	}

@@ -21,7 +21,7 @@ func TestAuditRecordsOnTheSpan(t *testing.T) {
 	ctx, sp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)).Tracer("t").Start(context.Background(), "admission")
 	pods, _ := apis.Lookup("", "pods")
 	p := New(admission.NewMemory("", "namespaces", &corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: "audited",
-		Labels: map[string]string{LabelPrefix + ModeAudit: "baseline"}}}))
+		Labels: map[string]string{LabelPrefix + ModeAudit: "baseline"}}}), nil)
 	pod := &corev1.Pod{Metadata: &metav1.ObjectMeta{Name: "x"}, Spec: plainSpec()}
 	pod.Spec.HostPid = true
 	a := &admission.Attributes{Operation: admission.Create, Resource: pods, Namespace: "audited", Name: "x", Object: pod}

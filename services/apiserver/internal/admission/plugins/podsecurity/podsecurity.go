@@ -38,12 +38,17 @@ const AttrAudit = "podsecurity.audit"
 // Plugin validates pods and pod templates against their namespace's levels.
 type Plugin struct {
 	namespaces admission.Getter
+	pods       admission.Lister
 }
 
 var _ admission.Validator = (*Plugin)(nil)
 
-// New returns the plugin reading namespaces from namespaces.
-func New(namespaces admission.Getter) *Plugin { return &Plugin{namespaces: namespaces} }
+// New returns the plugin reading namespaces from namespaces and, to warn
+// about existing pods when a namespace's enforce level changes, pods (nil:
+// no such warnings).
+func New(namespaces admission.Getter, pods admission.Lister) *Plugin {
+	return &Plugin{namespaces: namespaces, pods: pods}
+}
 
 // Name implements admission.Validator.
 func (*Plugin) Name() string { return Name }
@@ -51,7 +56,10 @@ func (*Plugin) Name() string { return Name }
 // Validate implements admission.Validator.
 func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if a.Resource.Kind == "Namespace" && a.Resource.Group.Name == "" {
-		return validateNamespace(a)
+		if err := validateNamespace(a); err != nil || a.Operation != admission.Update {
+			return err
+		}
+		return p.warnExistingPods(ctx, a)
 	}
 	spec, template := podSpecOf(a)
 	if spec == nil || a.Namespace == "" {

@@ -90,7 +90,7 @@ func TestModes(t *testing.T) {
 		ns("strict", map[string]string{LabelPrefix + ModeEnforce: "restricted"}),
 		ns("warned", map[string]string{LabelPrefix + ModeWarn: "restricted", LabelPrefix + ModeWarn + "-version": "v1.30"}),
 		ns("open", nil),
-	))
+	), nil)
 	pod := &corev1.Pod{Metadata: &metav1.ObjectMeta{Name: "x"}, Spec: plainSpec()}
 	deploy := &appsv1.Deployment{Spec: &appsv1.DeploymentSpec{Template: &corev1.PodTemplateSpec{Spec: plainSpec()}}}
 
@@ -137,12 +137,45 @@ func TestNamespaceLabels(t *testing.T) {
 	} {
 		ns := &corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: "ns", Labels: tc.labels}}
 		a := &admission.Attributes{Operation: admission.Create, Resource: namespaces, Name: "ns", Object: ns}
-		err := New(admission.NewMemory("", "namespaces")).Validate(context.Background(), a)
+		err := New(admission.NewMemory("", "namespaces"), nil).Validate(context.Background(), a)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%v refused: %v", tc.labels, err)
 		case tc.want != "" && (!apierrors.IsInvalid(err) || err.Error() != tc.want):
 			t.Errorf("%v: err = %v\nwant %s", tc.labels, err, tc.want)
 		}
+	}
+}
+
+func TestStricterEnforceWarnsAboutExistingPods(t *testing.T) {
+	namespaces, _ := apis.Lookup("", "namespaces")
+	pod := func(name string, spec *corev1.PodSpec) *corev1.Pod {
+		return &corev1.Pod{Metadata: &metav1.ObjectMeta{Name: name, Namespace: "team"}, Spec: spec}
+	}
+	privileged := plainSpec()
+	privileged.HostNetwork = true
+	pods := admission.NewMemory("", "pods", pod("a", plainSpec()), pod("b", plainSpec()), pod("c", privileged), pod("d", restrictedSpec()))
+	p := New(admission.NewMemory("", "namespaces"), pods)
+	old := &corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: "team"}}
+	next := &corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: "team", Labels: map[string]string{LabelPrefix + ModeEnforce: "baseline"}}}
+	a := &admission.Attributes{Operation: admission.Update, Resource: namespaces, Name: "team", Object: next, OldObject: old}
+	if err := p.Validate(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`existing pods in namespace "team" violate the new PodSecurity enforce level "baseline:latest"`, `c: host namespaces (hostNetwork=true)`}
+	if strings.Join(a.Warnings(), "\n") != strings.Join(want, "\n") {
+		t.Fatalf("warnings %q, want %q", a.Warnings(), want)
+	}
+	next.Metadata.Labels[LabelPrefix+ModeEnforce] = "restricted"
+	a = &admission.Attributes{Operation: admission.Update, Resource: namespaces, Name: "team", Object: next, OldObject: old}
+	if err := p.Validate(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if w := a.Warnings(); len(w) != 3 || !strings.HasPrefix(w[1], "a (and 1 other pod): allowPrivilegeEscalation != false") || !strings.HasPrefix(w[2], "c: allowPrivilegeEscalation") {
+		t.Fatalf("warnings %q", w)
+	}
+	same := &admission.Attributes{Operation: admission.Update, Resource: namespaces, Name: "team", Object: next, OldObject: next}
+	if err := p.Validate(context.Background(), same); err != nil || len(same.Warnings()) > 0 {
+		t.Fatalf("unchanged labels: %v %q", err, same.Warnings())
 	}
 }
