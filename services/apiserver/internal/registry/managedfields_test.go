@@ -98,3 +98,18 @@ func BenchmarkRecordUpdatePodStatus(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecordCreatePod is the managedFields cost of creating a pod.
+func BenchmarkRecordCreatePod(b *testing.B) {
+	r := podRegistry(b)
+	ctx := WithFieldManager(context.Background(), "kube-controller-manager")
+	p := runningPod()
+	p.Status = nil
+	b.ReportAllocs()
+	for b.Loop() {
+		n := object.Copy(p)
+		if err := r.recordUpdate(ctx, nil, n, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
