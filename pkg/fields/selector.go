@@ -26,6 +26,7 @@ var selectableFields = map[string][]string{
 
 type requirement struct {
 	path  string
+	steps []string // path split at its dots, once, at Parse
 	value string
 	equal bool
 }
@@ -64,6 +65,7 @@ func Parse(s, kind string) (Selector, error) {
 		if !allowed[req.path] {
 			return nil, fmt.Errorf("field label not supported: %s", req.path)
 		}
+		req.steps = strings.Split(req.path, ".")
 		sel = append(sel, req)
 	}
 	return sel, nil
@@ -72,17 +74,17 @@ func Parse(s, kind string) (Selector, error) {
 // Matches evaluates the selector against obj.
 func (sel Selector) Matches(obj object.Object) bool {
 	for _, req := range sel {
-		if (fieldValue(obj, req.path) == req.value) != req.equal {
+		if (fieldValue(obj, req.steps) == req.value) != req.equal {
 			return false
 		}
 	}
 	return true
 }
 
-// fieldValue reads a scalar at a JSON path ("spec.nodeName") as a string; unset is "".
-func fieldValue(obj object.Object, path string) string {
+// fieldValue reads a scalar at a JSON path (["spec", "nodeName"]) as a
+// string; unset is "".
+func fieldValue(obj object.Object, steps []string) string {
 	m := obj.ProtoReflect()
-	steps := strings.Split(path, ".")
 	for i, step := range steps {
 		fd := m.Descriptor().Fields().ByJSONName(step)
 		if fd == nil {

@@ -47,3 +47,16 @@ func TestParseRejectsFieldsTheKindDoesNotSelect(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkSelectorMatchesNodeName(b *testing.B) {
+	pod := &corev1.Pod{Metadata: &metav1.ObjectMeta{Name: "p"}, Spec: &corev1.PodSpec{NodeName: "node-7"}}
+	sel, err := Parse("spec.nodeName=node-7", "Pod")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if !sel.Matches(pod) {
+			b.Fatal("no match")
+		}
+	}
+}

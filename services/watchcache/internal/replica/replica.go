@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -175,7 +176,7 @@ func (r *Replica) Stats(groupResource string) (feed.Stats, watchcache.Metrics, b
 	return feed.Stats{}, watchcache.Metrics{}, false
 }
 
-// HTTPHandler serves /healthz, /readyz and /metrics.
+// HTTPHandler serves /healthz, /readyz, /metrics and /debug/pprof/.
 func (r *Replica) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
@@ -187,5 +188,7 @@ func (r *Replica) HTTPHandler() http.Handler {
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.Handle("/metrics", r.metricsHandler())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	return mux
 }
