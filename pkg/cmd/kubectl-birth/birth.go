@@ -35,11 +35,14 @@ func (b *birth) show(ctx context.Context, p pod) error {
 	if ok {
 		spans, err := fetchTrace(ctx, b.jaegerHC, b.jaeger, traceID)
 		if err == nil {
-			steps := stepsFor(spans, stepOptions{Pod: key, AllSpans: b.allSpans})
+			steps, omitted := stepsFor(spans, stepOptions{Pod: key, AllSpans: b.allSpans})
 			steps = append(steps, readyStep(p, steps)...)
 			fmt.Fprintf(b.out, "%s (trace %s)\n\n", head, traceID)
 			if err := renderWaterfall(b.out, steps, b.width); err != nil {
 				return err
+			}
+			if omitted > 0 {
+				fmt.Fprintf(b.out, "(%d later steps of the trace, after the pod was first Ready, left out: --all-spans shows them)\n", omitted)
 			}
 			_, err = fmt.Fprintf(b.out, "\nTrace: %s/trace/%s\n", strings.TrimRight(b.jaeger, "/"), traceID)
 			return err
@@ -76,7 +79,7 @@ func readyStep(p pod, steps []step) []step {
 			return []step{{Component: "pod", Name: "Ready", Detail: detail + ", at the end of the kubelet's FirstReadiness", Start: s.Start.Add(s.Duration), Instant: true}}
 		}
 	}
-	return []step{{Component: "pod", Name: "Ready", Detail: detail + " (the API keeps whole seconds)", Start: t, Instant: true}}
+	return []step{{Component: "pod", Name: "Ready", Detail: detail + " (the API keeps whole seconds)", Start: t, Instant: true, Coarse: true}}
 }
 
 // traceIDOf is the trace id of a W3C traceparent "00-<trace>-<span>-<flags>".

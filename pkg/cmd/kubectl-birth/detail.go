@@ -20,7 +20,7 @@ func (t *tree) detail(s span) string {
 		if f := a["nodes.feasible"]; f != "" {
 			add("%s/%s nodes feasible", f, a["nodes.evaluated"])
 		}
-		if w := t.winnerScore(s.ID); w != "" {
+		if w := t.winnerScore(s.ID, a["node"]); w != "" && a["node"] != "" {
 			add("score %s", w)
 		}
 	case s.Service == "scheduler" && s.Name == "Filter":
@@ -31,8 +31,11 @@ func (t *tree) detail(s span) string {
 			add("%s", r)
 		}
 	case s.Service == "scheduler" && s.Name == "Score":
-		if w := a["score.rank.01"]; w != "" {
-			add("best %s", w)
+		for i := 1; a[fmt.Sprintf("score.rank.%02d", i)] != ""; i++ {
+			f := strings.Fields(a[fmt.Sprintf("score.rank.%02d", i)]) // "<node> total=<n> <plugin>=<n>..."
+			if len(f) > 1 {
+				add("%s %s", f[0], f[1])
+			}
 		}
 	case a["admission.phase"] != "":
 		add("%s", a["admission.phase"])
@@ -65,16 +68,19 @@ func (t *tree) detail(s span) string {
 	return strings.Join(parts, ", ")
 }
 
-// winnerScore is the "score.rank.01" attribute of the Score span under a
-// SchedulePod span: the winning node and its per-plugin scores.
-func (t *tree) winnerScore(id string) string {
+// winnerScore is the scores of node, the one the SchedulePod span id chose,
+// from the "score.rank.NN" attributes of the Score span under it (ties
+// are broken at random, so the winner need not be ranked first).
+func (t *tree) winnerScore(id, node string) string {
 	for _, c := range t.children[id] {
 		if s := t.byID[c]; s.Name == "Score" {
-			if w := s.Attrs["score.rank.01"]; w != "" {
-				return w
+			for k, v := range s.Attrs {
+				if strings.HasPrefix(k, "score.rank.") && strings.HasPrefix(v, node+" ") {
+					return v
+				}
 			}
 		}
-		if w := t.winnerScore(c); w != "" {
+		if w := t.winnerScore(c, node); w != "" {
 			return w
 		}
 	}

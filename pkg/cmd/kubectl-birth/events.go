@@ -41,7 +41,8 @@ func eventSteps(events []event) []step {
 		if e.Type != "" && e.Type != "Normal" {
 			detail = e.Type + ": " + detail
 		}
-		out = append(out, step{Component: comp, Name: e.Reason, Detail: detail, Start: eventTime(e), Instant: true})
+		at, precise := eventTime(e)
+		out = append(out, step{Component: comp, Name: e.Reason, Detail: detail, Start: at, Instant: true, Coarse: !precise})
 	}
 	slices.SortStableFunc(out, func(a, b step) int { return a.Start.Compare(b.Start) })
 	return out
@@ -50,18 +51,19 @@ func eventSteps(events []event) []step {
 // eventTime is when e first happened, as precisely as it says: eventTime
 // if set; else the name's suffix, which Kubernetes' recorders (podline's
 // too) write as the hex nanoseconds of that moment, when it falls within
-// firstTimestamp's second; else firstTimestamp (whole seconds).
-func eventTime(e event) time.Time {
+// firstTimestamp's second; else firstTimestamp, which is whole seconds
+// (precise is false).
+func eventTime(e event) (at time.Time, precise bool) {
 	if !e.EventTime.IsZero() {
-		return e.EventTime
+		return e.EventTime, true
 	}
 	if i := strings.LastIndexByte(e.Metadata.Name, '.'); i >= 0 {
 		if ns, err := strconv.ParseInt(e.Metadata.Name[i+1:], 16, 64); err == nil {
 			t := time.Unix(0, ns).UTC()
 			if d := t.Sub(e.FirstTimestamp); d >= 0 && d < time.Second {
-				return t
+				return t, true
 			}
 		}
 	}
-	return e.FirstTimestamp
+	return e.FirstTimestamp, false
 }

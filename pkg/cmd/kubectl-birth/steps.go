@@ -15,6 +15,7 @@ type step struct {
 	Duration  time.Duration
 	Depth     int  // nesting under the steps above it
 	Instant   bool // a moment (an Event, the Ready condition), not an interval
+	Coarse    bool // its time is known to the whole second only
 }
 
 // stepOptions choose what stepsFor keeps.
@@ -27,6 +28,11 @@ type stepOptions struct {
 	AllSpans bool
 }
 
+// anonymousScope is the instrumentation scope of spans from tracers with
+// no name: the container runtime's client library inside the kubelet
+// (snapshots, unpacking, registry requests under PullImage).
+const anonymousScope = "go.opentelemetry.io/otel/sdk/tracer"
+
 // minorSpans are spans the default view leaves out: the scheduler's
 // extension points around Filter, Score and Bind, which take microseconds
 // and decide nothing the SchedulePod line does not already say.
@@ -36,20 +42,31 @@ var minorSpans = map[string]bool{
 	"scheduler/PostBind": true,
 }
 
-// stepsFor turns a trace into the steps of one Pod's birth, in tree order:
-// each span after its parent, siblings by start time.
-func stepsFor(spans []span, o stepOptions) []step {
+// stepsFor turns a trace into the steps of one Pod's birth. Each step
+// follows its parent, siblings by start time; a block of steps that one
+// component took up from an object it watched (a hand-over, drawn from the
+// left) is placed by its start time among the other blocks. Unless
+// o.AllSpans, blocks that start after the Pod was first Ready are left out
+// and counted in omitted.
+func stepsFor(spans []span, o stepOptions) (steps []step, omitted int) {
 	t := newTree(spans)
+	birth := t.birthOf(o.Pod)
 	var out []step
+	var block []int // per step, the index of the first step of its block
 	// parent is the nearest kept ancestor's index in out, or -1.
 	var walk func(id string, parent int)
 	walk = func(id string, parent int) {
 		s := t.byID[id]
-		if !t.ofPod(id, o.Pod) {
+		if !t.ofPod(id, o.Pod) || (!o.AllSpans && !birth.keeps(t, s)) {
 			return
 		}
 		if o.AllSpans || !t.noise(s) {
-			out = append(out, step{Component: s.Service, Name: s.Name, Detail: t.detail(s), Start: s.Start, Duration: s.Duration, Depth: t.depth(s, out, parent)})
+			st := step{Component: s.Service, Name: s.Name, Detail: t.detail(s), Start: s.Start, Duration: s.Duration, Depth: t.depth(s, out, parent)}
+			b := len(out)
+			if st.Depth > 0 {
+				b = block[parent]
+			}
+			out, block = append(out, st), append(block, b)
 			parent = len(out) - 1
 		}
 		if !o.AllSpans && isEventWrite(s) {
@@ -62,7 +79,41 @@ func stepsFor(spans []span, o stepOptions) []step {
 	for _, r := range t.roots {
 		walk(r, -1)
 	}
-	return out
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := out[block[a]].Start.Compare(out[block[b]].Start); c != 0 {
+			return c
+		}
+		return block[a] - block[b]
+	})
+	readyAt, ready := firstReady(out)
+	sorted := make([]step, 0, len(out))
+	for _, j := range order {
+		if !o.AllSpans && ready && out[block[j]].Start.After(readyAt) {
+			omitted++
+			continue
+		}
+		sorted = append(sorted, out[j])
+	}
+	return sorted, omitted
+}
+
+// firstReady is when the kubelet's FirstReadiness span first ended: the
+// end of the birth. What a component took up after it (a sandbox made again
+// after a restart, later status writes) is not the birth.
+func firstReady(steps []step) (time.Time, bool) {
+	var at time.Time
+	for _, s := range steps {
+		if s.Component == "kubelet" && s.Name == "FirstReadiness" {
+			if end := s.Start.Add(s.Duration); at.IsZero() || end.Before(at) {
+				at = end
+			}
+		}
+	}
+	return at, !at.IsZero()
 }
 
 // depth indents a step under its parent step when the parent's component
@@ -191,17 +242,19 @@ func (t *tree) ofPod(id, pod string) bool {
 
 // noise reports spans the default view leaves out.
 func (t *tree) noise(s span) bool {
-	if minorSpans[s.Service+"/"+s.Name] || isEventWrite(s) {
+	if minorSpans[s.Service+"/"+s.Name] || isEventWrite(s) || s.Attrs["otel.scope.name"] == anonymousScope {
+		return true
+	}
+	// A call is drawn once, by its server: the client side repeats it (the
+	// apiserver's etcd transactions are drawn from the client side: etcd's
+	// own spans are not there when etcd does not export them).
+	if s.Attrs["span.kind"] == "client" && s.Attrs["db.system"] == "" {
 		return true
 	}
 	if !isGRPC(s) {
 		return false
 	}
-	// A gRPC call is drawn once, by its server: the client side repeats it,
-	// and the apiserver's REST gateway calling itself repeats the request.
-	if s.Attrs["span.kind"] == "client" {
-		return true
-	}
+	// The apiserver's REST gateway calling itself repeats the request.
 	parent, ok := t.byID[s.Parent]
 	return ok && parent.Service == s.Service && parent.Attrs["span.kind"] == "client"
 }

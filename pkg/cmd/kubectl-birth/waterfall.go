@@ -63,19 +63,24 @@ func renderWaterfall(w io.Writer, steps []step, width int) error {
 	return err
 }
 
-// timeRange is the waterfall's time zero, the start of the first interval
-// (span) when there are any, so that an instant known only to the second
-// (a condition's time) does not move it; else the first instant. The end
-// is the last end of all.
+// timeRange is the waterfall's time zero and end. Time zero is the start
+// of the first interval (span); without spans, of the first instant known
+// more precisely than to the second; else of the first instant. A time
+// known to the second (a condition's) does not move it. The end is the
+// last end of all.
 func timeRange(steps []step) (t0, end time.Time) {
 	for _, s := range steps {
 		if e := s.Start.Add(s.Duration); end.IsZero() || e.After(end) {
 			end = e
 		}
 	}
-	for _, intervals := range []bool{true, false} {
+	for _, sets := range []func(step) bool{
+		func(s step) bool { return !s.Instant },
+		func(s step) bool { return !s.Coarse },
+		func(step) bool { return true },
+	} {
 		for _, s := range steps {
-			if s.Instant != intervals && (t0.IsZero() || s.Start.Before(t0)) {
+			if sets(s) && (t0.IsZero() || s.Start.Before(t0)) {
 				t0 = s.Start
 			}
 		}

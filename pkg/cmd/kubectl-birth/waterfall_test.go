@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func recordedTrace(t *testing.T) []span {
 const firstPod = "default/web-7c9d8f6b5-x2kqp"
 
 func TestWaterfallOfOnePodOfADeployment(t *testing.T) {
-	steps := stepsFor(recordedTrace(t), stepOptions{Pod: firstPod})
+	steps := only(stepsFor(recordedTrace(t), stepOptions{Pod: firstPod}))
 	ready := time.Date(2025, 11, 30, 10, 53, 22, 0, time.UTC) // 1764500002: the API's whole second
 	steps = append(steps, step{Component: "pod", Name: "Ready", Start: ready, Instant: true})
 	var b bytes.Buffer
@@ -67,20 +68,20 @@ func TestWaterfallOfOnePodOfADeployment(t *testing.T) {
 
 func TestAllSpansKeepsPlumbingButNotTheSiblingPod(t *testing.T) {
 	var b bytes.Buffer
-	if err := renderWaterfall(&b, stepsFor(recordedTrace(t), stepOptions{Pod: firstPod, AllSpans: true}), 100); err != nil {
+	if err := renderWaterfall(&b, only(stepsFor(recordedTrace(t), stepOptions{Pod: firstPod, AllSpans: true})), 100); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "web-x2kqp-all-spans.golden", b.Bytes())
 }
 
 func TestStepsOfAPodLeaveOutItsSibling(t *testing.T) {
-	steps := stepsFor(recordedTrace(t), stepOptions{Pod: firstPod})
+	steps := only(stepsFor(recordedTrace(t), stepOptions{Pod: firstPod}))
 	count := map[string]int{}
 	components := map[string]bool{}
 	for _, s := range steps {
 		count[s.Component+"/"+s.Name]++
 		components[s.Component] = true
-		if strings.Contains(s.Detail, "m4zlw") || strings.Contains(s.Detail, "worker-2 total") && s.Name != "Score" {
+		if strings.Contains(s.Detail, "m4zlw") || strings.Contains(s.Detail, "worker-2") && s.Name != "Score" {
 			t.Errorf("step %s/%s is about the sibling pod: %s", s.Component, s.Name, s.Detail)
 		}
 		if strings.Contains(s.Detail, "/registry/events/") || strings.Contains(s.Name, "Events/") {
@@ -101,11 +102,19 @@ func TestStepsOfAPodLeaveOutItsSibling(t *testing.T) {
 		// call is drawn once, by its server.
 		"apiserver/podline.core.v1.Pods/Create": 1, "controller-manager/podline.core.v1.Pods/Create": 0,
 		"apiserver/podline.apps.v1.Deployments/Create": 0,
+		// The status writes of the first reconciles are drawn, the
+		// reconciles they set off are not; nor is the runtime library's
+		// work under the kubelet's steps.
+		"apiserver/podline.apps.v1.ReplicaSets/UpdateStatus": 1, "apiserver/podline.core.v1.Pods/UpdateStatus": 1,
+		"kubelet/pull.fetch": 0, "kubelet/container.NewTask": 0, "kubelet/remotes.docker.resolver.HTTPRequest": 0,
 	}
 	for k, n := range want {
 		if count[k] != n {
 			t.Errorf("%s: %d steps, want %d", k, count[k], n)
 		}
+	}
+	if _, omitted := stepsFor(recordedTrace(t), stepOptions{Pod: firstPod}); omitted != 2 {
+		t.Errorf("%d steps after Ready left out, want the later SyncPod and RunPodSandbox", omitted)
 	}
 	var sched step
 	for _, s := range steps {
@@ -113,13 +122,14 @@ func TestStepsOfAPodLeaveOutItsSibling(t *testing.T) {
 			sched = s
 		}
 	}
+	// worker-2 ties worker-1 and is ranked first; worker-1 won the tie.
 	if !strings.Contains(sched.Detail, "node worker-1") || !strings.Contains(sched.Detail, "score worker-1 total=187") {
 		t.Errorf("SchedulePod detail %q lacks the winning node and its score", sched.Detail)
 	}
 }
 
 func TestChildrenFollowTheirParentInStartOrder(t *testing.T) {
-	steps := stepsFor(recordedTrace(t), stepOptions{Pod: firstPod})
+	steps := only(stepsFor(recordedTrace(t), stepOptions{Pod: firstPod}))
 	var kubelet []string
 	for _, s := range steps {
 		if s.Component == "kubelet" {
@@ -200,5 +210,25 @@ func TestAnInstantBeforeTheFirstSpanDoesNotMoveTimeZero(t *testing.T) {
 	lines := strings.Split(b.String(), "\n")
 	if !strings.Contains(lines[1], " +0µs ") || !strings.Contains(lines[2], " -400ms ") || !strings.Contains(lines[2], "◆") {
 		t.Errorf("want the request at +0µs and Ready at -400ms:\n%s", b.String())
+	}
+}
+
+func TestTimesKnownToTheSecondDoNotSetTimeZeroOfEvents(t *testing.T) {
+	first := time.Date(2026, 11, 30, 10, 0, 0, 350_000_000, time.UTC)
+	var scheduled, started event
+	scheduled.Metadata.Name = fmt.Sprintf("web.%x", first.UnixNano())
+	scheduled.FirstTimestamp, scheduled.Reason = first.Truncate(time.Second), "Scheduled"
+	started.Metadata.Name = "web.not-hex" // an Event from a recorder that names them otherwise
+	started.FirstTimestamp, started.Reason = first.Truncate(time.Second).Add(2*time.Second), "Started"
+	steps := eventSteps([]event{started, scheduled})
+	steps = append(steps, step{Component: "pod", Name: "Ready", Start: first.Truncate(time.Second), Instant: true, Coarse: true})
+	var b bytes.Buffer
+	if err := renderWaterfall(&b, steps, 80); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[1], "Scheduled") || !strings.Contains(lines[1], " +0µs ") ||
+		!strings.Contains(lines[2], "Started") || !strings.Contains(lines[2], " +1.65s ") || !strings.Contains(lines[3], " -350ms ") {
+		t.Errorf("want Scheduled at +0µs (its name's nanoseconds), Started at +1.65s, Ready at -350ms:\n%s", b.String())
 	}
 }
