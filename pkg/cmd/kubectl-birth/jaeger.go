@@ -11,16 +11,14 @@ import (
 	"time"
 )
 
-// jaegerTrace is one trace as Jaeger's query API returns it
-// (GET /api/traces/<id>: {"data":[trace]}).
+// jaegerTrace is the part of one trace the plugin reads, as Jaeger's query
+// API returns it (GET /api/traces/<id>: {"data":[trace]}).
 type jaegerTrace struct {
-	TraceID   string                   `json:"traceID"`
 	Spans     []jaegerSpan             `json:"spans"`
 	Processes map[string]jaegerProcess `json:"processes"`
 }
 
 type jaegerSpan struct {
-	TraceID       string      `json:"traceID"`
 	SpanID        string      `json:"spanID"`
 	OperationName string      `json:"operationName"`
 	References    []jaegerRef `json:"references"`
@@ -32,7 +30,6 @@ type jaegerSpan struct {
 
 type jaegerRef struct {
 	RefType string `json:"refType"`
-	TraceID string `json:"traceID"`
 	SpanID  string `json:"spanID"`
 }
 
@@ -63,8 +60,6 @@ type span struct {
 	Duration   time.Duration
 	Attrs      map[string]string
 }
-
-func (s span) End() time.Time { return s.Start.Add(s.Duration) }
 
 // fetchTrace GETs trace id from the Jaeger query API at base. It returns
 // errNoTrace when Jaeger does not hold the trace.
