@@ -148,11 +148,11 @@ func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
 		stdout, stderr, code := c.birth(t, "deploy/web", "--jaeger", j.Query)
 		out = stdout
 		if code != 0 {
-			return &statusError{Message: stderr}
+			return fmt.Errorf("exit %d: %s", code, stderr)
 		}
 		for _, want := range []string{"\napiserver ", "\ncontroller-manager ", "\nscheduler ", "\nkubelet ", "StartContainer", "replicaset.sync"} {
 			if !strings.Contains(out, want) {
-				return &statusError{Message: "no " + strings.TrimSpace(want) + " line yet:\n" + out}
+				return fmt.Errorf("no %s line yet:\n%s", strings.TrimSpace(want), out)
 			}
 		}
 		return nil
