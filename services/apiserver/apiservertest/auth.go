@@ -24,13 +24,20 @@ import (
 // gRPC connection as kubernetes-admin (system:masters).
 func StartSecure(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	return StartSecureOn(t, StartEtcd(t), opts...)
+}
+
+// StartSecureOn is StartSecure on an existing etcd (a restart keeps the
+// stored objects; each call makes new certificates).
+func StartSecureOn(t testing.TB, etcd *Etcd, opts ...Option) *Server {
+	t.Helper()
 	dir := t.TempDir()
 	if _, err := pki.Generate(pki.WithDir(dir), pki.WithKubeconfigDir(filepath.Join(dir, "kubeconfigs")),
 		pki.WithAdminKubeconfig(filepath.Join(dir, "kubeconfig")), pki.WithNodes("node-1", "node-2"),
 		pki.WithEtcdMembers("etcd-1")); err != nil {
 		t.Fatalf("pki: %v", err)
 	}
-	return start(t, StartEtcd(t), dir, opts...)
+	return start(t, etcd, dir, opts...)
 }
 
 // secure turns on TLS and the authentication and authorization chain.

@@ -12,11 +12,14 @@ import (
 	"slices"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"podline.dev/pkg/apierrors"
 	clientcache "podline.dev/pkg/client/cache"
 	"podline.dev/pkg/object"
 	"podline.dev/proto/apis"
 	corev1 "podline.dev/proto/core/v1"
+	rbacv1 "podline.dev/proto/rbac/v1"
 	"podline.dev/services/apiserver/internal/audit"
 	"podline.dev/services/apiserver/internal/authn"
 	"podline.dev/services/apiserver/internal/authz"
@@ -238,11 +241,52 @@ func (s *Server) bootstrapPolicy(ctx context.Context) error {
 		if !ok {
 			return fmt.Errorf("bootstrap policy: %T is not an API kind", obj)
 		}
-		if err := s.createRetrying(ctx, s.registries[res.GroupResource()], obj); err != nil {
+		reg := s.registries[res.GroupResource()]
+		if err := s.createRetrying(ctx, reg, obj); err != nil {
+			return fmt.Errorf("bootstrap policy %s %s: %w", res.Kind, obj.GetMetadata().GetName(), err)
+		}
+		if err := reconcileDefault(ctx, reg, obj); err != nil {
 			return fmt.Errorf("bootstrap policy %s %s: %w", res.Kind, obj.GetMetadata().GetName(), err)
 		}
 	}
 	return nil
+}
+
+// reconcileDefault brings a default role or binding that already exists
+// (kept in etcd from an earlier version) to this version's policy, as
+// kube-apiserver does at start, unless its
+// rbac.authorization.kubernetes.io/autoupdate annotation is "false".
+func reconcileDefault(ctx context.Context, reg *registry.Registry, want object.Object) error {
+	cur, err := reg.Get(ctx, "", want.GetMetadata().GetName())
+	if err != nil {
+		return err
+	}
+	if cur.GetMetadata().GetAnnotations()[autoupdateAnnotation] == "false" {
+		return nil
+	}
+	next := object.Copy(want)
+	next.GetMetadata().ResourceVersion = cur.GetMetadata().GetResourceVersion()
+	next.GetMetadata().Uid = cur.GetMetadata().GetUid()
+	next.GetMetadata().CreationTimestamp = cur.GetMetadata().GetCreationTimestamp()
+	if proto.Equal(policyOf(cur), policyOf(next)) {
+		return nil
+	}
+	slog.Info("bootstrap policy: updating to this version's rules", "name", want.GetMetadata().GetName())
+	_, err = reg.Update(ctx, "", want.GetMetadata().GetName(), next, false)
+	return err
+}
+
+const autoupdateAnnotation = "rbac.authorization.kubernetes.io/autoupdate"
+
+// policyOf is the part of a role or binding that the default policy sets.
+func policyOf(obj object.Object) proto.Message {
+	switch o := obj.(type) {
+	case *rbacv1.ClusterRole:
+		return &rbacv1.ClusterRole{Rules: o.GetRules()}
+	case *rbacv1.ClusterRoleBinding:
+		return &rbacv1.ClusterRoleBinding{RoleRef: o.GetRoleRef(), Subjects: o.GetSubjects()}
+	}
+	return obj
 }
 
 // waitAuthSynced returns once the authorizers' caches hold their first lists.

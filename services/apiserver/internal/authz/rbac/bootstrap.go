@@ -115,7 +115,9 @@ func Bootstrap() Policy {
 			// are read-only to it.
 			clusterRole(KubeControllerManager,
 				rule(anyVerb, []string{"", "apps", "discovery.k8s.io", "coordination.k8s.io", "events.k8s.io"}, []string{All}),
-				rule(read, []string{GroupName}, []string{All}),
+				// The garbage collector watches every resource, as
+				// Kubernetes' does with list/watch on */*.
+				rule(read, []string{All}, []string{All}),
 			),
 			clusterRole(Node, NodeRules()...),
 		},
