@@ -227,3 +227,24 @@ func TestTokenRequestAndAccessReviewInProtobuf(t *testing.T) {
 		t.Fatalf("admin can-i get /healthz: %+v, %v", review, err)
 	}
 }
+
+// kubectl --as and --as-group through client-go's impersonation config.
+func TestImpersonationThroughClientGo(t *testing.T) {
+	ctx := ctxFor(t)
+	s := apiservertest.StartSecure(t)
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.PKI+"/kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Host = s.URL
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "alice", Groups: []string{"devs"}}
+	asAlice := kubernetes.NewForConfigOrDie(cfg)
+	who, err := asAlice.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || who.Status.UserInfo.Username != "alice" || len(who.Status.UserInfo.Groups) != 2 {
+		t.Fatalf("whoami as alice: %+v, %v", who, err)
+	}
+	if _, err := asAlice.CoreV1().Secrets("default").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) ||
+		err.Error() != `secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "default"` {
+		t.Fatalf("list secrets as alice: %v", err)
+	}
+}

@@ -301,3 +301,42 @@ func TestAuthKubeletGetsNotFoundForMissingPods(t *testing.T) {
 		t.Fatalf("missing mirror pod: %v", err)
 	}
 }
+
+// kubectl --as: an administrator acts as another user and gets that
+// user's answers; a user without the impersonate verb is refused.
+func TestAuthImpersonation(t *testing.T) {
+	s := apiservertest.StartSecure(t)
+	admin := s.HTTPClientWith(t, client.Credentials{Kubeconfig: s.PKI + "/kubeconfig"})
+	as := func(hc *http.Client, user string, groups ...string) (int, map[string]any) {
+		req, _ := http.NewRequest("GET", s.URL+"/api/v1/namespaces/default/pods", nil)
+		req.Header.Set("Impersonate-User", user)
+		for _, g := range groups {
+			req.Header.Add("Impersonate-Group", g)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return statusOf(t, resp)
+	}
+	code, st := as(admin, "alice")
+	if code != 403 || st["message"] != `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"` {
+		t.Fatalf("admin as alice: %d %v", code, st)
+	}
+	if code, st := as(admin, "bob", "system:masters"); code != 200 {
+		t.Fatalf("admin as bob in system:masters: %d %v", code, st)
+	}
+	code, st = as(s.HTTPClientWith(t, s.Credentials(t, "alice")), "kubernetes-admin", "system:masters")
+	if code != 403 || st["message"] != `users "kubernetes-admin" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope` {
+		t.Fatalf("alice as the admin: %d %v", code, st)
+	}
+	req, _ := http.NewRequest("GET", s.URL+"/api/v1/namespaces/default/pods", nil)
+	req.Header.Set("Impersonate-Group", "system:masters")
+	resp, err := admin.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := statusOf(t, resp); code != 400 {
+		t.Fatalf("a group without a user: %d", code)
+	}
+}

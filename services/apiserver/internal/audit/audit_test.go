@@ -133,3 +133,18 @@ func TestLoggerWritesStages(t *testing.T) {
 		t.Fatalf("level None wrote %q", buf.String())
 	}
 }
+
+func TestLoggerNamesTheImpersonator(t *testing.T) {
+	var buf bytes.Buffer
+	l := NewLogger(&buf, MetadataPolicy())
+	a := authz.Attributes{User: &request.User{Name: "alice"}, Verb: "get", ResourceRequest: true, Resource: "pods", Namespace: "default", Name: "web"}
+	l.Start(context.Background(), a, Meta{Impersonator: &request.User{Name: "kubernetes-admin", Groups: []string{"system:masters"}}}, nil).
+		Complete(ResponseStatus{Code: 200}, nil)
+	var ev Event
+	if err := json.Unmarshal([]byte(strings.Split(buf.String(), "\n")[1]), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.User.Username != "kubernetes-admin" || ev.ImpersonatedUser == nil || ev.ImpersonatedUser.Username != "alice" {
+		t.Fatalf("user %+v, impersonated %+v", ev.User, ev.ImpersonatedUser)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"podline.dev/pkg/k8sjson"
 	"podline.dev/services/apiserver/internal/authz"
+	"podline.dev/services/apiserver/internal/request"
 )
 
 // Logger writes events of the requests its policy selects.
@@ -48,6 +49,10 @@ type Meta struct {
 	URI       string
 	SourceIP  string
 	UserAgent string
+	// Impersonator is who authenticated when the request's user is an
+	// impersonated one: the event's user, with the request's user as its
+	// impersonatedUser, as Kubernetes logs them.
+	Impersonator *request.User
 }
 
 // Record is one request's audit trail; a nil Record logs nothing.
@@ -79,6 +84,11 @@ func (l *Logger) Start(ctx context.Context, a authz.Attributes, m Meta, request 
 	}
 	if a.User != nil {
 		r.ev.User = UserInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups}
+	}
+	if m.Impersonator != nil {
+		impersonated := r.ev.User
+		r.ev.ImpersonatedUser = &impersonated
+		r.ev.User = UserInfo{Username: m.Impersonator.Name, UID: m.Impersonator.UID, Groups: m.Impersonator.Groups}
 	}
 	if a.ResourceRequest {
 		r.ev.ObjectRef = &ObjectReference{Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, APIGroup: a.APIGroup, Subresource: a.Subresource}

@@ -8,6 +8,9 @@ type Info struct {
 	URI       string
 	SourceIP  string
 	UserAgent string
+	// Impersonator is who authenticated when the request acts as another
+	// user (Impersonate-User); the request's user is the impersonated one.
+	Impersonator *User
 }
 
 type infoKey struct{}

@@ -28,10 +28,11 @@ const forwardedMetadata = "x-podline-forwarded-request"
 
 // forwarded is the wire form of the REST filter's findings.
 type forwarded struct {
-	User      *forwardedUser `json:"user,omitempty"`
-	URI       string         `json:"uri,omitempty"`
-	SourceIP  string         `json:"sourceIP,omitempty"`
-	UserAgent string         `json:"userAgent,omitempty"`
+	User         *forwardedUser `json:"user,omitempty"`
+	Impersonator *forwardedUser `json:"impersonator,omitempty"`
+	URI          string         `json:"uri,omitempty"`
+	SourceIP     string         `json:"sourceIP,omitempty"`
+	UserAgent    string         `json:"userAgent,omitempty"`
 }
 
 type forwardedUser struct {
@@ -39,6 +40,17 @@ type forwardedUser struct {
 	UID    string              `json:"uid,omitempty"`
 	Groups []string            `json:"groups,omitempty"`
 	Extra  map[string][]string `json:"extra,omitempty"`
+}
+
+func toForwarded(u *request.User) *forwardedUser {
+	return &forwardedUser{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+}
+
+func (f *forwardedUser) user() *request.User {
+	if f == nil {
+		return nil
+	}
+	return &request.User{Name: f.Name, UID: f.UID, Groups: f.Groups, Extra: f.Extra}
 }
 
 // forward is the in-process client's interceptor: it copies the user and
@@ -51,7 +63,10 @@ func (s *Server) forward(ctx context.Context) context.Context {
 	i := request.InfoFrom(ctx)
 	f.URI, f.SourceIP, f.UserAgent = i.URI, i.SourceIP, i.UserAgent
 	if u, ok := request.UserFrom(ctx); ok {
-		f.User = &forwardedUser{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+		f.User = toForwarded(u)
+	}
+	if i.Impersonator != nil {
+		f.Impersonator = toForwarded(i.Impersonator)
 	}
 	b, err := json.Marshal(f)
 	if err != nil {
@@ -127,7 +142,7 @@ func (s *Server) identify(ctx context.Context, trusted bool, method string) (con
 	if trusted {
 		f, ok := s.forwardedFrom(ctx)
 		if ok {
-			ctx = request.WithInfo(ctx, request.Info{URI: f.URI, SourceIP: f.SourceIP, UserAgent: f.UserAgent})
+			ctx = request.WithInfo(ctx, request.Info{URI: f.URI, SourceIP: f.SourceIP, UserAgent: f.UserAgent, Impersonator: f.Impersonator.user()})
 		}
 		if !ok || f.User == nil {
 			if s.auth.authorizer == nil {
@@ -135,8 +150,7 @@ func (s *Server) identify(ctx context.Context, trusted bool, method string) (con
 			}
 			return ctx, apierrors.NewUnauthorized("")
 		}
-		u := f.User
-		return request.WithUser(ctx, &request.User{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}), nil
+		return request.WithUser(ctx, f.User.user()), nil
 	}
 	ctx = request.WithInfo(ctx, peerInfo(ctx, method))
 	if s.auth.authorizer == nil {
@@ -172,7 +186,7 @@ func (s *Server) authorize(ctx context.Context, a authz.Attributes) error {
 func (s *Server) startAudit(ctx context.Context, a authz.Attributes, req any) *audit.Record {
 	i := request.InfoFrom(ctx)
 	m, _ := req.(proto.Message)
-	return s.auth.audit.Start(ctx, a, audit.Meta{URI: i.URI, SourceIP: i.SourceIP, UserAgent: i.UserAgent}, m)
+	return s.auth.audit.Start(ctx, a, audit.Meta{URI: i.URI, SourceIP: i.SourceIP, UserAgent: i.UserAgent, Impersonator: i.Impersonator}, m)
 }
 
 // responseStatus is the audit view of a call's outcome.

@@ -60,6 +60,18 @@ func (s *Server) withAuthentication(next http.Handler) http.Handler {
 				writeStatus(w, se)
 				return
 			}
+			impersonated, err := s.impersonate(ctx, r, a.User)
+			if err != nil {
+				se := apierrors.FromError(err)
+				s.startAudit(ctx, a, nil).Complete(audit.ResponseStatus{Code: int(se.Status().GetCode()), Status: "Failure", Reason: se.Status().GetReason(), Message: se.Status().GetMessage()}, nil)
+				writeStatus(w, se)
+				return
+			}
+			if impersonated != a.User {
+				info.Impersonator = a.User
+				ctx = request.WithInfo(ctx, info)
+				a.User = impersonated
+			}
 			ctx = request.WithUser(ctx, a.User)
 		}
 		if resource {
