@@ -5,4 +5,18 @@
 // serves its API, and gRPC on grpc-go's own transport on the gRPC port,
 // which podline's components use: it is several times faster for many
 // concurrent watch streams.
+//
+// With Config.Auth set, every request passes the chain before it reaches a
+// registry. REST requests are authenticated in an HTTP filter (client
+// certificate, bearer token; 401 otherwise, except the public health
+// paths), which also applies impersonation and authorizes non-resource
+// paths; the user then travels to the in-process gRPC server in metadata
+// sealed with a per-process secret, which only that server trusts. Native
+// gRPC calls are authenticated from the TLS peer certificate or bearer
+// token by an interceptor. Resource requests of both transports are
+// authorized in one place, the gRPC interceptors, which map the method and
+// request to Kubernetes' attributes (internal/authz) and write the audit
+// log (internal/audit, with Config.Audit). TokenRequest and the self-review
+// APIs (kubectl create token, auth whoami, auth can-i) are HTTP handlers
+// behind the same filter.
 package server
