@@ -117,3 +117,34 @@ func scalarString(v protoreflect.Value, fd protoreflect.FieldDescriptor) string 
 	}
 	return ""
 }
+
+// triggerFields names, per kind, the field watchers are indexed by in the
+// watch caches, as kube-apiserver indexes Pods by spec.nodeName: every
+// kubelet watches its node's pods.
+var triggerFields = map[string]string{"Pod": "spec.nodeName"}
+
+// Trigger returns the function that reads kind's trigger field from an
+// object, for watchcache.WithTrigger, or nil when kind has none.
+func Trigger(kind string) func(object.Object) string {
+	path, ok := triggerFields[kind]
+	if !ok {
+		return nil
+	}
+	steps := strings.Split(path, ".")
+	return func(obj object.Object) string { return fieldValue(obj, steps) }
+}
+
+// TriggerValue reports the value sel requires kind's trigger field to
+// equal ("spec.nodeName=n1" gives "n1"), if it requires one.
+func (sel Selector) TriggerValue(kind string) (string, bool) {
+	path, ok := triggerFields[kind]
+	if !ok {
+		return "", false
+	}
+	for _, req := range sel {
+		if req.equal && req.path == path {
+			return req.value, true
+		}
+	}
+	return "", false
+}

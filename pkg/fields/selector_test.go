@@ -60,3 +60,32 @@ func BenchmarkSelectorMatchesNodeName(b *testing.B) {
 		}
 	}
 }
+
+func TestTriggerOfPodsIsTheNode(t *testing.T) {
+	pod := &corev1.Pod{Metadata: &metav1.ObjectMeta{Name: "p"}, Spec: &corev1.PodSpec{NodeName: "n1"}}
+	if got := Trigger("Pod")(pod); got != "n1" {
+		t.Errorf("Trigger(Pod) = %q, want n1", got)
+	}
+	if Trigger("Node") != nil {
+		t.Error("Nodes have no trigger field")
+	}
+	for _, tc := range []struct {
+		sel   string
+		value string
+		ok    bool
+	}{
+		{"spec.nodeName=n1", "n1", true},
+		{"status.phase!=Failed,spec.nodeName==n2", "n2", true},
+		{"spec.nodeName=", "", true},
+		{"spec.nodeName!=n1", "", false},
+		{"status.phase=Running", "", false},
+	} {
+		sel, err := Parse(tc.sel, "Pod")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := sel.TriggerValue("Pod"); v != tc.value || ok != tc.ok {
+			t.Errorf("%q: TriggerValue = %q, %v; want %q, %v", tc.sel, v, ok, tc.value, tc.ok)
+		}
+	}
+}

@@ -51,6 +51,10 @@ type Cache struct {
 	store       map[string]object.Object
 	ring        ring
 	watchers    map[*watcher]struct{}
+	// untriggered and triggered partition watchers: by trigger value for
+	// those whose filter is Triggered, when the cache has a trigger.
+	untriggered map[*watcher]struct{}
+	triggered   map[string]map[*watcher]struct{}
 	// advanced is closed (and cleared) when rev moves; nil while no one waits.
 	advanced chan struct{}
 	exemplar exemplar
@@ -86,6 +90,9 @@ func New(opts ...Option) *Cache {
 		store:    map[string]object.Object{},
 		ring:     newRing(cfg.capacity),
 		watchers: map[*watcher]struct{}{},
+
+		untriggered: map[*watcher]struct{}{},
+		triggered:   map[string]map[*watcher]struct{}{},
 	}
 	if cfg.exemplar != nil {
 		c.exemplar.set(cfg.exemplar)
@@ -111,7 +118,7 @@ func (c *Cache) Replace(objs []object.Object, revision int64) {
 		c.exemplar.setIfEmpty(objs[0])
 	}
 	for w := range c.watchers {
-		delete(c.watchers, w)
+		c.removeLocked(w)
 		w.stop()
 	}
 	c.store = store
@@ -178,19 +185,41 @@ func (c *Cache) applyLocked(key string, ev Event) error {
 
 	now := c.cfg.clock.Now()
 	bm := bookmarkOnce{cache: c}
-	for w := range c.watchers {
+	deliver := func(w *watcher) {
 		wev, ok := e.convert(w.filter)
 		if !ok {
 			c.maybeBookmarkLocked(w, now, &bm)
-			continue
+			return
 		}
 		if !w.push(wev) {
 			c.dropSlowLocked(w)
-			continue
+			return
 		}
 		c.wake = append(c.wake, w)
 		c.queued++
 		w.sentRev, w.lastSent = e.rev, now
+	}
+	if c.cfg.trigger == nil {
+		for w := range c.watchers {
+			deliver(w)
+		}
+		return nil
+	}
+	// Watchers of other trigger values cannot match this change; they get
+	// their bookmarks from Tick and Progress.
+	for w := range c.untriggered {
+		deliver(w)
+	}
+	val := c.cfg.trigger(ev.Object)
+	for w := range c.triggered[val] {
+		deliver(w)
+	}
+	if prev != nil {
+		if pv := c.cfg.trigger(prev); pv != val {
+			for w := range c.triggered[pv] {
+				deliver(w)
+			}
+		}
 	}
 	return nil
 }
@@ -370,7 +399,7 @@ func (c *Cache) Watch(ctx context.Context, fromRevision int64, f Filter, bookmar
 			}
 		}
 	}
-	c.watchers[w] = struct{}{}
+	c.addLocked(w)
 	w.unhookCtx = context.AfterFunc(ctx, w.Stop)
 	go w.run()
 	return w, nil
@@ -396,15 +425,42 @@ func (c *Cache) Metrics() Metrics {
 // forget removes w from the watchers Apply serves.
 func (c *Cache) forget(w *watcher) {
 	c.mu.Lock()
-	delete(c.watchers, w)
+	c.removeLocked(w)
 	c.mu.Unlock()
+}
+
+// addLocked registers w, indexed by its trigger value when it has one.
+func (c *Cache) addLocked(w *watcher) {
+	c.watchers[w] = struct{}{}
+	if c.cfg.trigger == nil || !w.filter.Triggered {
+		c.untriggered[w] = struct{}{}
+		return
+	}
+	set := c.triggered[w.filter.Trigger]
+	if set == nil {
+		set = map[*watcher]struct{}{}
+		c.triggered[w.filter.Trigger] = set
+	}
+	set[w] = struct{}{}
+}
+
+// removeLocked unregisters w; removing it again does nothing.
+func (c *Cache) removeLocked(w *watcher) {
+	delete(c.watchers, w)
+	delete(c.untriggered, w)
+	if set := c.triggered[w.filter.Trigger]; set != nil {
+		delete(set, w)
+		if len(set) == 0 {
+			delete(c.triggered, w.filter.Trigger)
+		}
+	}
 }
 
 // dropSlowLocked closes a watcher whose buffer is full. Kubernetes closes
 // such a watch without an error event, so that the client resumes from its
 // last revision instead of relisting; so does this.
 func (c *Cache) dropSlowLocked(w *watcher) {
-	delete(c.watchers, w)
+	c.removeLocked(w)
 	w.stop()
 	c.slowDropped++
 }

@@ -672,3 +672,31 @@ func TestCacheNeverChangesTheObjectsItIsGiven(t *testing.T) {
 		}
 	}
 }
+
+func TestTriggeredWatchersAreOnlyAskedAboutTheirValue(t *testing.T) {
+	c, _ := newCache(t, 1, nil, WithTrigger(nodeOf))
+	src := newSource(t, c)
+	calls := 0
+	f := Filter{Field: func(o object.Object) bool { calls++; return nodeOf(o) == "n1" }, Triggered: true, Trigger: "n1"}
+	w, err := c.Watch(context.Background(), 1, f, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for i := range 10 {
+		src.put(MakePod(fmt.Sprintf("other-%d", i)).Node("n2").Obj())
+	}
+	if calls != 0 {
+		t.Errorf("the n1 watcher's filter ran %d times for pods on n2", calls)
+	}
+	p := src.put(MakePod("moving").Node("n2").Obj())
+	p = object.Copy(p)
+	p.Spec.NodeName = "n1"
+	src.put(p) // its new state is on n1: the watcher sees it arrive
+	p = object.Copy(p)
+	p.Spec.NodeName = "n3"
+	src.put(p) // and leave (DELETED carries the last state it matched in)
+	equal(t, "events", describeAll(collect(t, w, 2)), []string{
+		"ADDED default/moving @13 node=n1", "DELETED default/moving @14 node=n1",
+	})
+}

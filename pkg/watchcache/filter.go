@@ -13,6 +13,11 @@ type Filter struct {
 	Namespace string
 	Label     func(labels map[string]string) bool
 	Field     func(obj object.Object) bool
+	// Triggered says Field matches only objects whose trigger value (see
+	// WithTrigger) is Trigger; the cache then indexes the watcher by it.
+	// Without a trigger function on the cache it is ignored.
+	Triggered bool
+	Trigger   string
 }
 
 // Matches reports whether obj passes every part of the filter.

@@ -32,6 +32,7 @@ type config struct {
 	freshTimeout     time.Duration
 	clock            clock.Clock
 	exemplar         object.Object
+	trigger          func(object.Object) string
 }
 
 func defaultConfig() config {
@@ -80,4 +81,14 @@ func WithClock(clk clock.Clock) Option {
 // the type of the first object it is given, and sends no bookmark before.
 func WithExemplar(obj object.Object) Option {
 	return func(c *config) { c.exemplar = obj }
+}
+
+// WithTrigger indexes watchers by one value of the objects, as
+// kube-apiserver's indexed triggers do for a Pod's spec.nodeName: a watcher
+// whose Filter is Triggered can only match objects whose trigger value is
+// its Filter.Trigger, so Apply looks only at the watchers of the value of
+// the event's object (and of its previous state) and at the untriggered
+// ones, not at every watcher. fn must be fast and must not block.
+func WithTrigger(fn func(obj object.Object) string) Option {
+	return func(c *config) { c.trigger = fn }
 }

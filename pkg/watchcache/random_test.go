@@ -39,6 +39,10 @@ var randomFilters = []struct {
 	{"ns0,app=b", Filter{Namespace: "ns0", Label: labelIs("app", "b")}},
 	{"node=n1", Filter{Field: onNode("n1")}},
 	{"app=a,node=n2", Filter{Label: labelIs("app", "a"), Field: onNode("n2")}},
+	// The same selections, indexed by the cache's trigger (the node).
+	{"node=n1 (triggered)", Filter{Field: onNode("n1"), Triggered: true, Trigger: "n1"}},
+	{"app=a,node=n2 (triggered)", Filter{Label: labelIs("app", "a"), Field: onNode("n2"), Triggered: true, Trigger: "n2"}},
+	{"node= (triggered)", Filter{Field: onNode(""), Triggered: true, Trigger: ""}},
 }
 
 type randomWatcher struct {
@@ -57,7 +61,7 @@ func randomRun(t *testing.T, seed uint64) {
 	)
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	clk := clock.NewFake(t0)
-	c := New(WithClock(clk), WithCapacity(capacity), WithWatcherBuffer(1<<20), WithBookmarkInterval(time.Minute))
+	c := New(WithClock(clk), WithCapacity(capacity), WithWatcherBuffer(1<<20), WithBookmarkInterval(time.Minute), WithTrigger(nodeOf))
 	var initial []object.Object
 	for i := range 5 {
 		initial = append(initial, randomPod(rng, i).RV(int64(90+i)).Obj())

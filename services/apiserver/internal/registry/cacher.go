@@ -8,6 +8,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"podline.dev/pkg/fields"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 	"podline.dev/pkg/watchcache"
@@ -51,6 +52,9 @@ func (c *Cacher) Resource() apis.Resource { return c.reg.Resource }
 // EnableWatchCache gives the registry a watch cache fed by etcd; Run starts it.
 func (r *Registry) EnableWatchCache(opts ...watchcache.Option) *Cacher {
 	opts = append([]watchcache.Option{watchcache.WithExemplar(r.New())}, opts...)
+	if trigger := fields.Trigger(r.Resource.Kind); trigger != nil {
+		opts = append(opts, watchcache.WithTrigger(trigger))
+	}
 	r.cache = &Cacher{reg: r, cache: watchcache.New(opts...), progress: time.Second, synced: make(chan struct{})}
 	return r.cache
 }

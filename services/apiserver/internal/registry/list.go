@@ -22,13 +22,14 @@ import (
 
 // selection is a list or watch request's namespace and selectors.
 type selection struct {
+	kind      string
 	namespace string
 	labels    labels.Selector
 	fields    fields.Selector
 }
 
 func (r *Registry) selection(opts *metav1.ListRequest) (selection, error) {
-	s := selection{}
+	s := selection{kind: r.Resource.Kind}
 	if r.Resource.Namespaced {
 		s.namespace = opts.GetNamespace()
 	}
@@ -65,6 +66,7 @@ func (s selection) filter() watchcache.Filter {
 	}
 	if len(s.fields) > 0 {
 		f.Field = s.fields.Matches
+		f.Trigger, f.Triggered = s.fields.TriggerValue(s.kind)
 	}
 	return f
 }

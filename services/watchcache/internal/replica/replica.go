@@ -16,6 +16,7 @@ import (
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
+	"podline.dev/pkg/fields"
 	"podline.dev/pkg/watchcache"
 	_ "podline.dev/proto/all" // every kind's Go type
 	"podline.dev/proto/apis"
@@ -81,7 +82,11 @@ func New(cfg Config) (*Replica, error) {
 			nc.Close()
 			return nil, err
 		}
-		opts := append([]watchcache.Option{watchcache.WithCapacity(DefaultCapacity)}, cfg.WatchCache...)
+		opts := []watchcache.Option{watchcache.WithCapacity(DefaultCapacity)}
+		if trigger := fields.Trigger(res.Kind); trigger != nil {
+			opts = append(opts, watchcache.WithTrigger(trigger))
+		}
+		opts = append(opts, cfg.WatchCache...)
 		cache := watchcache.New(opts...)
 		f, err := feed.New(res, cache, up, js, cfg.Feed...)
 		if err != nil {

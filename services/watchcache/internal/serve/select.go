@@ -31,6 +31,7 @@ func filter(res apis.Resource, req *metav1.ListRequest) (watchcache.Filter, erro
 	}
 	if len(fs) > 0 {
 		f.Field = fs.Matches
+		f.Trigger, f.Triggered = fs.TriggerValue(res.Kind)
 	}
 	return f, nil
 }
