@@ -220,6 +220,20 @@ func TestTokenRequestAndAccessReviewInProtobuf(t *testing.T) {
 	if canGet("y") {
 		t.Fatal("the review ignored the resource name")
 	}
+	// kubectl auth can-i --list
+	rules, err := sa.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, &authorizationv1.SelfSubjectRulesReview{
+		Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: "default"},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rules.Status.ResourceRules {
+		found = found || (len(r.Resources) == 1 && r.Resources[0] == "secrets" && len(r.ResourceNames) == 1 && r.ResourceNames[0] == "x")
+	}
+	if !found || len(rules.Status.NonResourceRules) == 0 || rules.Status.Incomplete {
+		t.Fatalf("rules review: %+v", rules.Status)
+	}
 	review, err = admin.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
 		Spec: authorizationv1.SelfSubjectAccessReviewSpec{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Verb: "get", Path: "/healthz"}},
 	}, metav1.CreateOptions{})

@@ -65,6 +65,8 @@ type auth struct {
 	// authorizer is nil when only the audit log is on.
 	authorizer authz.Authorizer
 	audit      *audit.Logger // nil: no audit log
+	// rbac lists a user's rules for rules reviews (nil without RBAC).
+	rbac *rbac.Authorizer
 	// issuer signs TokenRequest tokens for audiences (nil: no TokenRequest).
 	issuer    *authn.TokenIssuer
 	audiences []string
@@ -144,7 +146,8 @@ func (s *Server) newAuth(cfg *AuthConfig, log *audit.Logger) (*auth, error) {
 				}
 				cs[i] = c
 			}
-			union = append(union, rbac.New(rbac.NewCacheLister(cs[0], cs[1], cs[2], cs[3])))
+			a.rbac = rbac.New(rbac.NewCacheLister(cs[0], cs[1], cs[2], cs[3]))
+			union = append(union, a.rbac)
 		default:
 			return nil, fmt.Errorf("auth: unknown authorization mode %q", m)
 		}

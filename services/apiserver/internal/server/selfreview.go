@@ -12,11 +12,13 @@ import (
 )
 
 // The self-review APIs kubectl uses to show the chain's view of its user:
-// `kubectl auth whoami` (SelfSubjectReview) and `kubectl auth can-i`
-// (SelfSubjectAccessReview).
+// `kubectl auth whoami` (SelfSubjectReview), `kubectl auth can-i`
+// (SelfSubjectAccessReview) and `kubectl auth can-i --list`
+// (SelfSubjectRulesReview).
 const (
 	selfSubjectReviewPath       = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
 	selfSubjectAccessReviewPath = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+	selfSubjectRulesReviewPath  = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
 )
 
 type objectMeta struct {
@@ -84,6 +86,8 @@ func (s *Server) withSelfReviews(next http.Handler) http.Handler {
 			group, resource = "authentication.k8s.io", "selfsubjectreviews"
 		case selfSubjectAccessReviewPath:
 			group, resource = "authorization.k8s.io", "selfsubjectaccessreviews"
+		case selfSubjectRulesReviewPath:
+			group, resource = "authorization.k8s.io", "selfsubjectrulesreviews"
 		}
 		if resource == "" || r.Method != http.MethodPost || s.auth == nil || s.auth.authorizer == nil {
 			next.ServeHTTP(w, r)
@@ -114,10 +118,13 @@ func (s *Server) selfReview(r *http.Request, a authz.Attributes) (any, error) {
 	if err != nil {
 		return nil, apierrors.NewBadRequest(err.Error())
 	}
-	if a.Resource == "selfsubjectreviews" {
+	switch a.Resource {
+	case "selfsubjectreviews":
 		out := &selfSubjectReview{APIVersion: "authentication.k8s.io/v1", Kind: "SelfSubjectReview"}
 		out.Status.UserInfo = userInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups, Extra: a.User.Extra}
 		return out, nil
+	case "selfsubjectrulesreviews":
+		return s.rulesReview(a.User, body)
 	}
 	review := &selfSubjectAccessReview{}
 	if isProtobuf(body) {

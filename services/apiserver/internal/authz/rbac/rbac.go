@@ -67,18 +67,7 @@ func (z *Authorizer) Authorize(_ context.Context, a authz.Attributes) (authz.Dec
 // refAllows resolves a roleRef (a Role only inside a RoleBinding's
 // namespace) and checks its rules.
 func (z *Authorizer) refAllows(a authz.Attributes, ref *rbacv1.RoleRef, namespace string) bool {
-	switch ref.GetKind() {
-	case ClusterRoleKind:
-		r, ok := z.lister.ClusterRole(ref.GetName())
-		return ok && RulesAllow(a, r.GetRules())
-	case RoleKind:
-		if namespace == "" {
-			return false
-		}
-		r, ok := z.lister.Role(namespace, ref.GetName())
-		return ok && RulesAllow(a, r.GetRules())
-	}
-	return false
+	return RulesAllow(a, z.refRules(ref, namespace))
 }
 
 // appliesTo reports whether u is one of subjects; a ServiceAccount subject
@@ -105,4 +94,38 @@ func appliesTo(u *request.User, subjects []*rbacv1.Subject, bindingNamespace str
 		}
 	}
 	return false
+}
+
+// RulesFor lists the rules the user's bindings grant in namespace
+// (cluster-wide ones included), as a rules review reports them.
+func (z *Authorizer) RulesFor(u *request.User, namespace string) []*rbacv1.PolicyRule {
+	var out []*rbacv1.PolicyRule
+	for _, b := range z.lister.ClusterRoleBindings() {
+		if appliesTo(u, b.GetSubjects(), "") {
+			out = append(out, z.refRules(b.GetRoleRef(), "")...)
+		}
+	}
+	if namespace == "" {
+		return out
+	}
+	for _, b := range z.lister.RoleBindings(namespace) {
+		if appliesTo(u, b.GetSubjects(), namespace) {
+			out = append(out, z.refRules(b.GetRoleRef(), namespace)...)
+		}
+	}
+	return out
+}
+
+func (z *Authorizer) refRules(ref *rbacv1.RoleRef, namespace string) []*rbacv1.PolicyRule {
+	switch ref.GetKind() {
+	case ClusterRoleKind:
+		if r, ok := z.lister.ClusterRole(ref.GetName()); ok {
+			return r.GetRules()
+		}
+	case RoleKind:
+		if r, ok := z.lister.Role(namespace, ref.GetName()); ok && namespace != "" {
+			return r.GetRules()
+		}
+	}
+	return nil
 }

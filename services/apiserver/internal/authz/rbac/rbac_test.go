@@ -107,6 +107,26 @@ func TestAuthorizer(t *testing.T) {
 	}
 }
 
+func TestRulesFor(t *testing.T) {
+	l := &StaticLister{
+		RoleList:               []*rbacv1.Role{{Metadata: meta("dev", "pod-reader"), Rules: []*rbacv1.PolicyRule{rule(read, core, []string{"pods"})}}},
+		ClusterRoleList:        []*rbacv1.ClusterRole{{Metadata: meta("", "node-viewer"), Rules: []*rbacv1.PolicyRule{rule(read, core, []string{"nodes"})}}},
+		RoleBindingList:        []*rbacv1.RoleBinding{{Metadata: meta("dev", "b"), Subjects: []*rbacv1.Subject{user("alice")}, RoleRef: &rbacv1.RoleRef{Kind: RoleKind, Name: "pod-reader"}}},
+		ClusterRoleBindingList: []*rbacv1.ClusterRoleBinding{{Metadata: meta("", "c"), Subjects: []*rbacv1.Subject{group("devs")}, RoleRef: &rbacv1.RoleRef{Kind: ClusterRoleKind, Name: "node-viewer"}}},
+	}
+	alice := &request.User{Name: "alice", Groups: []string{"devs"}}
+	z := New(l)
+	if got := z.RulesFor(alice, "dev"); len(got) != 2 {
+		t.Fatalf("in dev: %v", got)
+	}
+	if got := z.RulesFor(alice, "prod"); len(got) != 1 || got[0].GetResources()[0] != "nodes" {
+		t.Fatalf("in prod: %v", got)
+	}
+	if got := z.RulesFor(&request.User{Name: "bob"}, "dev"); len(got) != 0 {
+		t.Fatalf("bob: %v", got)
+	}
+}
+
 func TestBootstrapPolicy(t *testing.T) {
 	p := Bootstrap()
 	z := New(&StaticLister{ClusterRoleList: p.ClusterRoles, ClusterRoleBindingList: p.ClusterRoleBindings})
