@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/object"
 	appsv1 "podline.dev/proto/apps/v1"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/internal/request"
+	"podline.dev/services/apiserver/internal/storage"
 )
 
 // These tests run the whole write path on embedded etcd: REST decoding,
@@ -253,5 +255,49 @@ func TestNodeMayCreateOnlyItsOwnMirrorPods(t *testing.T) {
 	other := &corev1.Node{Metadata: &metav1.ObjectMeta{Name: "n2"}}
 	if _, err := s.API.Registry("nodes").Create(kubelet, "", other, false); !apierrors.IsForbidden(err) {
 		t.Fatalf("kubelet registering another node: %v", err)
+	}
+}
+
+// A pod stored before defaults existed (written straight to etcd here) can
+// still be updated: the stored spec is defaulted before the new one is
+// compared with it, as Kubernetes defaults what it reads.
+func TestObjectStoredWithoutDefaultsCanBeUpdated(t *testing.T) {
+	s, pods := startServer(t)
+	ctx := ctxFor(t)
+	raw := pod("legacy", nil)
+	raw.Metadata.Uid = "6b3c1d2e-0000-4000-8000-000000000001"
+	codec := storage.Codec{APIVersion: "v1", Kind: "Pod", New: func() object.Object { return &corev1.Pod{} }}
+	if _, err := storage.NewStore(s.Etcd.Client, 5*time.Second).Create(ctx, "/registry/pods/default/legacy", codec, raw); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := pods.Get(ctx, "default", "legacy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.GetSpec().GetRestartPolicy() != "" {
+		t.Fatalf("the raw write was defaulted: %v", cur.GetSpec())
+	}
+	// A status write (the kubelet's) works too.
+	st := object.Copy(cur)
+	st.Status = &corev1.PodStatus{Phase: "Running"}
+	if _, err := pods.UpdateStatus(ctx, st); err != nil {
+		t.Fatalf("status update of a pod stored without defaults: %v", err)
+	}
+	if cur, err = pods.Get(ctx, "default", "legacy"); err != nil {
+		t.Fatal(err)
+	}
+	cur.Metadata.Labels = map[string]string{"touched": "yes"}
+	cur.Spec.Containers[0].Image = "registry.podline:5000/demo/web:2.0"
+	next, err := pods.Update(ctx, cur)
+	if err != nil {
+		t.Fatalf("update of a pod stored without defaults: %v", err)
+	}
+	if next.GetSpec().GetRestartPolicy() != "Always" || next.GetMetadata().GetGeneration() != cur.GetMetadata().GetGeneration()+1 {
+		t.Fatalf("after update: restartPolicy %q generation %d (was %d)", next.GetSpec().GetRestartPolicy(), next.GetMetadata().GetGeneration(), cur.GetMetadata().GetGeneration())
+	}
+	cur.Spec.RestartPolicy = "Never"
+	cur.Metadata.ResourceVersion = next.GetMetadata().GetResourceVersion()
+	if _, err := pods.Update(ctx, cur); !apierrors.IsInvalid(err) {
+		t.Fatalf("changing restartPolicy: %v, want Invalid", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"podline.dev/pkg/object"
 	"podline.dev/services/apiserver/internal/admission"
+	"podline.dev/services/apiserver/internal/admission/plugins/defaulting"
 )
 
 // WithAdmission runs writes through chain: its mutating plugins, then the
@@ -18,6 +19,18 @@ func WithAdmission(chain *admission.Chain) Option {
 // obj. On update it settles metadata.generation once mutation is done, so
 // that defaults filled in by the chain do not count as a spec change.
 func (r *Registry) admit(ctx context.Context, op admission.Operation, subresource string, obj, old object.Object, dryRun bool) error {
+	if old != nil {
+		// Kubernetes defaults what it reads from etcd, so an object stored
+		// before a default existed is compared, validated and written back
+		// with today's defaults. The defaulting plugin covers the new object
+		// of a main-resource write; a subresource write carries the stored
+		// spec, which is defaulted here.
+		old = object.Copy(old)
+		defaulting.Apply(old)
+		if subresource != "" {
+			defaulting.Apply(obj)
+		}
+	}
 	schema := func(ctx context.Context) error {
 		if old != nil {
 			r.settleGeneration(obj, old, subresource)
