@@ -63,7 +63,8 @@ const DefaultCapacity = 65536
 // New connects to NATS (retrying while it is down) and builds the caches
 // and services; Run starts feeding them.
 func New(cfg Config) (*Replica, error) {
-	r := &Replica{grpc: grpc.NewServer(append([]grpc.ServerOption{grpc.StatsHandler(otelgrpc.NewServerHandler())}, cfg.ServerOptions...)...)}
+	opts := append([]grpc.ServerOption{grpc.StatsHandler(otelgrpc.NewServerHandler())}, serve.ServerOptions()...)
+	r := &Replica{grpc: grpc.NewServer(append(opts, cfg.ServerOptions...)...)}
 	nc, err := nats.Connect(cfg.NATSURL, nats.Name("watchcache "+cfg.Name), nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {

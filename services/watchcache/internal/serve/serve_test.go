@@ -45,7 +45,7 @@ func serve(t *testing.T, admit Admit) (*client.Client[*corev1.Pod], *watchcache.
 	cache := watchcache.New(watchcache.WithFreshTimeout(200*time.Millisecond), watchcache.WithBookmarkInterval(0))
 	cache.Replace([]object.Object{pod("a", "n1", 2, map[string]string{"app": "web"}), pod("b", "n2", 3, nil)}, 3)
 	up := &upstream{rev: 3}
-	s := grpc.NewServer()
+	s := grpc.NewServer(ServerOptions()...)
 	if err := Register(s, []Resource{{Res: res, Cache: cache, Up: up}}, admit); err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,8 @@ type Resource struct {
 // the replica does not serve, 503 while it is not ready) is the answer.
 type Admit func(ctx context.Context, res apis.Resource) error
 
-// Register adds the service of each resource to s.
+// Register adds the service of each resource to s, a server built with
+// ServerOptions.
 func Register(s grpc.ServiceRegistrar, rs []Resource, admit Admit) error {
 	for _, r := range rs {
 		sd, err := serviceDesc(r, admit)
@@ -52,6 +53,7 @@ func Register(s grpc.ServiceRegistrar, rs []Resource, admit Admit) error {
 type handler struct {
 	Resource
 	admit Admit
+	memo  eventMemo
 	list  protoreflect.MessageType
 	event protoreflect.MessageType
 }
@@ -239,7 +241,13 @@ func (h *handler) watch(_ any, stream grpc.ServerStream) error {
 			if !ok {
 				return nil
 			}
-			if err := stream.SendMsg(h.newEvent(ev)); err != nil {
+			var msg any
+			if ev.Type == watch.Bookmark {
+				msg = h.newEvent(ev) // its own object, at the revision of the moment
+			} else if msg, err = h.memo.encode(ev, h.newEvent); err != nil {
+				return apierrors.NewInternalError(err)
+			}
+			if err := stream.SendMsg(msg); err != nil {
 				return err
 			}
 		}
