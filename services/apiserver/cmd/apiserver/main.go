@@ -87,6 +87,11 @@ func run(ctx context.Context, o options) error {
 	etcd, err := clientv3.New(clientv3.Config{
 		Endpoints:   o.etcdServers,
 		DialTimeout: 5 * time.Second,
+		// A member that vanishes without closing its connections (a killed
+		// container) is noticed within 13 s and left out of the rotation;
+		// until then the storage layer's per-attempt retries route around it.
+		DialKeepAliveTime:    10 * time.Second,
+		DialKeepAliveTimeout: 3 * time.Second,
 		// A watch response batches up to 1000 revisions with their previous
 		// values; gRPC's 4 MiB default would break the watch under load.
 		MaxCallRecvMsgSize: storage.MaxEtcdResponseBytes,

@@ -55,10 +55,6 @@ func NewStore(client *clientv3.Client, timeout time.Duration) *Store {
 // Client is the etcd client, for the compactor and health checks.
 func (s *Store) Client() *clientv3.Client { return s.client }
 
-func (s *Store) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, s.timeout)
-}
-
 // Create writes obj at key if the key does not exist and returns it with its resourceVersion.
 func (s *Store) Create(ctx context.Context, key string, c Codec, obj object.Object) (out object.Object, err error) {
 	ctx, sp := span(ctx, "txn create", key)
@@ -67,35 +63,28 @@ func (s *Store) Create(ctx context.Context, key string, c Codec, obj object.Obje
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.ctx(ctx)
-	defer cancel()
-	resp, err := s.client.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(val))).
-		Commit()
+	rev, ok, err := s.txn(ctx, key, clientv3.Compare(clientv3.CreateRevision(key), "=", 0), clientv3.OpPut(key, string(val)), val)
 	if err != nil {
-		return nil, classify(err)
+		return nil, err
 	}
-	if !resp.Succeeded {
+	if !ok {
 		return nil, ErrExists
 	}
-	sp.SetAttributes(attribute.Int64("etcd.revision", resp.Header.Revision))
+	sp.SetAttributes(attribute.Int64("etcd.revision", rev))
 	out = object.Copy(obj)
-	SetResourceVersion(out, resp.Header.Revision)
+	SetResourceVersion(out, rev)
 	return out, nil
 }
 
 // Get reads the object at key; rev 0 reads the latest (a quorum read).
 func (s *Store) Get(ctx context.Context, key string, c Codec, rev int64) (object.Object, error) {
-	ctx, cancel := s.ctx(ctx)
-	defer cancel()
 	var opts []clientv3.OpOption
 	if rev > 0 {
 		opts = append(opts, clientv3.WithRev(rev))
 	}
-	resp, err := s.client.Get(ctx, key, opts...)
+	resp, err := s.get(ctx, key, opts...)
 	if err != nil {
-		return nil, classify(err)
+		return nil, err
 	}
 	if len(resp.Kvs) == 0 {
 		return nil, ErrNotFound
@@ -126,36 +115,28 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, c Codec, fn Up
 		if err != nil {
 			return nil, err
 		}
-		var op clientv3.Op
-		if remove {
-			op = clientv3.OpDelete(key)
-		} else {
-			val, err := c.Encode(next)
-			if err != nil {
+		op, val := clientv3.OpDelete(key), []byte(nil)
+		if !remove {
+			if val, err = c.Encode(next); err != nil {
 				return nil, err
 			}
 			op = clientv3.OpPut(key, string(val))
 		}
-		tctx, cancel := s.ctx(ctx)
-		resp, err := s.client.Txn(tctx).
-			If(clientv3.Compare(clientv3.ModRevision(key), "=", curRev)).
-			Then(op).
-			Commit()
-		cancel()
+		rev, ok, err := s.txn(ctx, key, clientv3.Compare(clientv3.ModRevision(key), "=", curRev), op, val)
 		if err != nil {
-			return nil, classify(err)
+			return nil, err
 		}
-		if !resp.Succeeded {
+		if !ok {
 			continue
 		}
-		sp.SetAttributes(attribute.Int64("etcd.revision", resp.Header.Revision), attribute.Bool("etcd.delete", remove))
+		sp.SetAttributes(attribute.Int64("etcd.revision", rev), attribute.Bool("etcd.delete", remove))
 		if remove {
 			out := object.Copy(cur)
-			SetResourceVersion(out, resp.Header.Revision)
+			SetResourceVersion(out, rev)
 			return out, nil
 		}
 		out := object.Copy(next)
-		SetResourceVersion(out, resp.Header.Revision)
+		SetResourceVersion(out, rev)
 		return out, nil
 	}
 }
@@ -175,8 +156,6 @@ type ListResult struct {
 // start (inclusive; "" for the beginning), keeping objects that match keep,
 // until limit objects are kept (0: no limit).
 func (s *Store) List(ctx context.Context, prefix string, c Codec, rev int64, start string, limit int64, keep func(object.Object) bool) (ListResult, error) {
-	ctx, cancel := s.ctx(ctx)
-	defer cancel()
 	end := clientv3.GetPrefixRangeEnd(prefix)
 	if start == "" {
 		start = prefix
@@ -191,9 +170,9 @@ func (s *Store) List(ctx context.Context, prefix string, c Codec, rev int64, sta
 		if rev > 0 {
 			opts = append(opts, clientv3.WithRev(rev))
 		}
-		resp, err := s.client.Get(ctx, start, opts...)
+		resp, err := s.get(ctx, start, opts...)
 		if err != nil {
-			return ListResult{}, classify(err)
+			return ListResult{}, err
 		}
 		if rev == 0 {
 			rev = resp.Header.Revision
@@ -240,11 +219,9 @@ func (s *Store) Delete(ctx context.Context, key string, c Codec, check func(curr
 
 // CurrentRevision is etcd's current revision (a quorum read).
 func (s *Store) CurrentRevision(ctx context.Context) (int64, error) {
-	ctx, cancel := s.ctx(ctx)
-	defer cancel()
-	resp, err := s.client.Get(ctx, "/registry/", clientv3.WithCountOnly(), clientv3.WithLimit(1))
+	resp, err := s.get(ctx, "/registry/", clientv3.WithCountOnly(), clientv3.WithLimit(1))
 	if err != nil {
-		return 0, classify(err)
+		return 0, err
 	}
 	return resp.Header.Revision, nil
 }
