@@ -56,8 +56,8 @@ func withNegotiation(next http.Handler) http.Handler {
 }
 
 // checkContentType refuses a request body that is not JSON. A missing
-// Content-Type is taken as JSON, as kube-apiserver takes it. PATCH is left
-// to the router, which has no PATCH routes and answers 405.
+// Content-Type is taken as JSON, as kube-apiserver takes it. PATCH has its
+// own content types (withPatch).
 func checkContentType(r *http.Request) *apierrors.StatusError {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodDelete:
