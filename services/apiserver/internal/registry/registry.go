@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"time"
 
@@ -330,9 +331,15 @@ func (r *Registry) carryOver(next, cur object.Object, status bool) {
 		nmd.ManagedFields = cmd.ManagedFields
 	}
 	if status {
+		// As Kubernetes' status strategies do, a status write cannot change
+		// labels, so a kubelet's status report made from a stale copy does
+		// not undo an admin's `kubectl label node`. Annotations still go
+		// through: podline's controllers record theirs (the deployment's
+		// revision, the write's traceparent) with their status writes.
 		copyField(next, cur, "spec")
 		nmd.OwnerReferences = cmd.OwnerReferences
 		nmd.Finalizers = cmd.Finalizers
+		nmd.Labels = maps.Clone(cmd.Labels)
 		return
 	}
 	if r.Resource.Status {
