@@ -19,4 +19,13 @@ $(CERTS_DIR)/.complete:
 		-kubeconfig .podline/kubeconfig \
 		-kubeconfig-dir .podline/kubeconfigs \
 		-nodes $(CERTS_NODES)
+	@$(MAKE) --no-print-directory certs-owners
 	@touch $@
+
+# The controller-manager and scheduler images run as nobody (65534); their
+# kubeconfigs (0600) must be theirs to read when compose mounts them.
+CERTS_NOBODY_FILES := .podline/kubeconfigs/controller-manager.conf .podline/kubeconfigs/scheduler.conf
+.PHONY: certs-owners
+certs-owners:
+	@chown 65534:65534 $(CERTS_NOBODY_FILES) 2>/dev/null || \
+		{ echo "cannot chown $(CERTS_NOBODY_FILES) to 65534 (run as root, or with sudo)" >&2; exit 1; }

@@ -46,11 +46,14 @@ jaeger-image: bin/jaeger
 	$(call IMG_ln,$(CURDIR)/bin/jaeger,$$ctx/jaeger)
 	$(call IMG_build,$(CLUSTER_JAEGER_IMAGE),$(IMG_CACHE)/jaeger)
 
-# Scheduler and node images join this list when their services exist in
-# compose.yaml (TODO: scheduler-image, images, push-demo).
-CLUSTER_IMAGES := etcd-image apiserver-image controller-manager-image scheduler-image jaeger-image
+# In order: the node image takes bin/kubelet in, and push-demo fills the
+# registry's volume before the registry container starts.
+CLUSTER_IMAGES := etcd-image apiserver-image controller-manager-image scheduler-image jaeger-image \
+	watchcache-certs watchcache-image nats-image kubelet node-image registry-image push-demo
+CLUSTER_NODES := control-plane worker-1 worker-2
+KUBECTL := $(CURDIR)/bin/kubectl --kubeconfig $(CURDIR)/.podline/kubeconfig
 
-up: cluster-compose certs bin/kubectl $(CLUSTER_IMAGES)
+up: cluster-compose certs bin/kubectl kubectl-birth $(CLUSTER_IMAGES)
 	@set -e; start=$$(date +%s); \
 	$(COMPOSE) up -d --remove-orphans; \
 	echo "waiting for $(CLUSTER_READYZ) (up to $(CLUSTER_READY_TIMEOUT)s)"; \
@@ -61,12 +64,23 @@ up: cluster-compose certs bin/kubectl $(CLUSTER_IMAGES)
 		fi; \
 		sleep 1; \
 	done; \
+	echo "apiserver ready in $$(( $$(date +%s) - start ))s; waiting for nodes $(CLUSTER_NODES) to be Ready"; \
+	want="$$(for n in $(CLUSTER_NODES); do echo "$$n=True"; done | sort | tr '\n' ' ')"; \
+	until [ "$$($(KUBECTL) get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' 2>/dev/null | sort | tr '\n' ' ')" = "$$want" ]; do \
+		if [ $$(( $$(date +%s) - start )) -ge $(CLUSTER_READY_TIMEOUT) ]; then \
+			echo "nodes not Ready after $(CLUSTER_READY_TIMEOUT)s" >&2; \
+			$(KUBECTL) get nodes >&2 || true; $(COMPOSE) ps >&2; exit 1; \
+		fi; \
+		sleep 1; \
+	done; \
+	$(KUBECTL) label node control-plane node-role.kubernetes.io/control-plane= --overwrite >/dev/null; \
 	echo; \
-	echo "podline is up (apiserver ready in $$(( $$(date +%s) - start ))s)"; \
+	echo "podline is up: apiserver and nodes $(CLUSTER_NODES) Ready in $$(( $$(date +%s) - start ))s"; \
 	echo "  kubeconfig: $(CURDIR)/.podline/kubeconfig"; \
 	echo "  apiserver:  https://127.0.0.1:6443"; \
 	echo "  jaeger:     http://127.0.0.1:16686  (API: http://127.0.0.1:16686/api/services)"; \
-	echo "  try:        bin/kubectl --kubeconfig .podline/kubeconfig get namespaces"
+	echo "  try:        bin/kubectl --kubeconfig .podline/kubeconfig get nodes"; \
+	echo "  birth:      PATH=\$$PWD/bin:\$$PATH kubectl --kubeconfig .podline/kubeconfig birth deploy/<name>"
 
 down: cluster-compose
 	$(COMPOSE) down --remove-orphans

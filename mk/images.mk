@@ -9,7 +9,8 @@
 #   make push-demo   push the demo web image into the registry on
 #                    127.0.0.1:5000 (or, when none answers there, into the
 #                    registry volume through a temporary registry); nodes
-#                    pull it as registry.podline:5000/demo/web:1.0
+#                    pull it as registry.podline:5000/demo/web:1.0 (and :1.1,
+#                    the same image, for rollouts)
 #   make node-smoke  run services/kubelet/node/smoke.sh against the images
 #
 # Images:
@@ -34,6 +35,9 @@ IMG_NODE     := podline/node:dev
 IMG_PAUSE    := podline/pause:3.10
 IMG_WEB      := registry.podline:5000/demo/web:1.0
 IMG_REGISTRY := podline/registry:3.1.2
+# The demo image is pushed under each tag: a second tag makes a rollout
+# (kubectl set image / apply with a new image) possible without a second build.
+IMG_WEB_TAGS := 1.0 1.1
 
 IMG_CACHE   := $(CURDIR)/.cache/images
 IMG_DEBROOT := $(CURDIR)/.cache/debian-base
@@ -221,9 +225,11 @@ push-demo: web-image registry-image
 		started=1; trap 'docker rm -f $(IMG_REGISTRY_NAME) >/dev/null' EXIT; \
 		for i in $$(seq 50); do up && break; sleep 0.2; done; \
 	fi; \
-	docker tag $(IMG_WEB) $(IMG_PUSH_ADDR)/demo/web:1.0; \
-	docker push $(IMG_PUSH_ADDR)/demo/web:1.0 | tail -n 1; \
-	docker rmi $(IMG_PUSH_ADDR)/demo/web:1.0 >/dev/null; \
+	for tag in $(IMG_WEB_TAGS); do \
+		docker tag $(IMG_WEB) $(IMG_PUSH_ADDR)/demo/web:$$tag; \
+		docker push $(IMG_PUSH_ADDR)/demo/web:$$tag | tail -n 1; \
+		docker rmi $(IMG_PUSH_ADDR)/demo/web:$$tag >/dev/null; \
+	done; \
 	if [ -n "$$started" ]; then echo "pushed into volume $(IMG_REGISTRY_VOLUME); temporary registry removed"; fi
 
 # The end-to-end check of the node image (a few minutes at most; cleans up).

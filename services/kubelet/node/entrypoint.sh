@@ -6,6 +6,9 @@
 # 2. starts containerd (socket /run/containerd/containerd.sock), waits until
 #    it answers, imports the pause image into namespace k8s.io unless it is
 #    there, and touches /run/podline-node.ready;
+#    With $POD_ROUTES ("10.244.1.0/24=worker-1 ..."), keeps a route to each
+#    other node's pod subnet through that node, re-resolved every 5 s (a
+#    node that is not up yet, or restarts with a new address, is picked up);
 # 3. starts /usr/local/bin/kubelet with this script's arguments when that
 #    binary is in the image; otherwise only containerd runs.
 # When containerd or the kubelet exits, the other is stopped and the
@@ -36,6 +39,13 @@ if ! iptables -t nat -S >/dev/null 2>&1 && iptables-legacy -t nat -S >/dev/null 
 	log "iptables: using the legacy backend"
 fi
 
+# Docker mounts /proc/sys read-only unless run with systempaths=unconfined,
+# which compose v1 cannot ask for; CNI plugins and runc write sysctls there.
+if awk '$2 == "/proc/sys" && $4 ~ /(^|,)ro(,|$)/ { ro = 1 } END { exit !ro }' /proc/mounts; then
+	mount -o remount,rw /proc/sys 2>/dev/null && log "remounted /proc/sys read-write" ||
+		log "warning: /proc/sys is read-only"
+fi
+
 # Mounts made for pods (network namespaces, volumes) must propagate.
 mount --make-rshared / 2>/dev/null || log "warning: cannot make / rshared"
 
@@ -43,10 +53,26 @@ case "$(stat -f -c %T /var/lib/containerd 2>/dev/null)" in
 overlayfs | fuseblk | fuse) log "warning: /var/lib/containerd is on $(stat -f -c %T /var/lib/containerd); mount a volume there or the overlayfs snapshotter fails" ;;
 esac
 
+# Pod-to-pod traffic between nodes: one route per other node's subnet, as a
+# flat-network CNI daemon would program. Runs until the container stops.
+keep_routes() {
+	local subnet host ip
+	while :; do
+		for route in $POD_ROUTES; do
+			subnet=${route%%=*} host=${route#*=}
+			ip=$(getent hosts "$host" | awk '{print $1; exit}') || true
+			[ -n "$ip" ] && ip route replace "$subnet" via "$ip" 2>/dev/null || true
+		done
+		sleep 5
+	done
+}
+
 pids=()
+helpers=()
 signalled=0
 stop() {
 	trap - TERM INT
+	for pid in "${helpers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 }
 trap 'signalled=1; stop' TERM INT
@@ -71,6 +97,12 @@ if ! ctr -n k8s.io images ls -q | grep -qx "$pause_ref"; then
 	log "imported $pause_ref"
 fi
 touch /run/podline-node.ready
+
+if [ -n "${POD_ROUTES:-}" ]; then
+	keep_routes &
+	helpers+=("$!")
+	log "routing pod subnets of other nodes: $POD_ROUTES"
+fi
 
 if [ -x /usr/local/bin/kubelet ]; then
 	/usr/local/bin/kubelet "$@" &
