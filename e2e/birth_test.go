@@ -1,0 +1,172 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newTraceparent returns a W3C traceparent for a new sampled trace and its
+// trace id.
+func newTraceparent() (header, traceID string) {
+	var tid [16]byte
+	var sid [8]byte
+	_, _ = rand.Read(tid[:])
+	_, _ = rand.Read(sid[:])
+	traceID = hex.EncodeToString(tid[:])
+	return "00-" + traceID + "-" + hex.EncodeToString(sid[:]) + "-01", traceID
+}
+
+// birth creates a Deployment of n replicas through the REST API with its
+// own traceparent, waits until every Pod is Running and Ready, and returns
+// the Pods, the trace id and how long the birth took.
+func birth(t testing.TB, name string, n int) ([]pod, string, time.Duration) {
+	t.Helper()
+	tp, traceID := newTraceparent()
+	start := time.Now()
+	code, b := request(t, http.MethodPost, "/apis/apps/v1/namespaces/default/deployments",
+		deployment(name, n), http.Header{"Traceparent": {tp}})
+	if code != http.StatusCreated {
+		t.Fatalf("create deployment %s: %d %s", name, code, b)
+	}
+	ps := waitRunning(t, "default", "app="+name, n, 3*time.Minute)
+	return ps, traceID, time.Since(start)
+}
+
+// TestBirth is the seed's story: one Deployment of 3 replicas becomes 3
+// Running Pods on the workers, each with its own IP from its node's pod
+// subnet, each answering HTTP from another node, and the whole birth is one
+// trace in Jaeger.
+func TestBirth(t *testing.T) {
+	ps, traceID, took := birth(t, "birth", 3)
+	defer deleteDeployment(t, "birth")
+	t.Logf("apply -> 3 pods Running in %v", took.Round(time.Millisecond))
+
+	ips := map[string]string{}
+	for _, p := range ps {
+		if p.Spec.NodeName != "worker-1" && p.Spec.NodeName != "worker-2" {
+			t.Errorf("pod %s on %q, want a worker (control-plane is tainted)", p.Metadata.Name, p.Spec.NodeName)
+		}
+		if other, dup := ips[p.Status.PodIP]; dup {
+			t.Errorf("pods %s and %s share IP %s", other, p.Metadata.Name, p.Status.PodIP)
+		}
+		ips[p.Status.PodIP] = p.Metadata.Name
+		var n node
+		getJSON(t, "/api/v1/nodes/"+p.Spec.NodeName, &n)
+		_, subnet, err := net.ParseCIDR(n.Spec.PodCIDR)
+		if err != nil {
+			t.Fatalf("node %s podCIDR %q: %v", p.Spec.NodeName, n.Spec.PodCIDR, err)
+		}
+		if !subnet.Contains(net.ParseIP(p.Status.PodIP)) {
+			t.Errorf("pod %s IP %s not in %s's pod CIDR %s", p.Metadata.Name, p.Status.PodIP, p.Spec.NodeName, subnet)
+		}
+		// From worker-1: pods on worker-2 are reached through the node routes.
+		out, err := inNode(t, "worker-1", "busybox", "wget", "-q", "-O", "-", "http://"+p.Status.PodIP+":8080/")
+		if err != nil {
+			t.Errorf("GET pod %s at %s from worker-1: %v", p.Metadata.Name, p.Status.PodIP, err)
+		} else if !strings.Contains(out, p.Metadata.Name) {
+			t.Errorf("GET %s answered %q, want pod name %s", p.Status.PodIP, out, p.Metadata.Name)
+		}
+	}
+
+	checkBirthTrace(t, traceID, len(ps))
+}
+
+// jaegerTrace is the part of Jaeger's /api/traces/<id> answer read here.
+type jaegerTrace struct {
+	Data []struct {
+		Spans []struct {
+			OperationName string `json:"operationName"`
+			ProcessID     string `json:"processID"`
+		} `json:"spans"`
+		Processes map[string]struct {
+			ServiceName string `json:"serviceName"`
+		} `json:"processes"`
+	} `json:"data"`
+}
+
+// spansByService returns, per service, how often each operation occurs in
+// the trace.
+func spansByService(t testing.TB, traceID string) (map[string]map[string]int, error) {
+	resp, err := http.Get(jaegerURL + "/api/traces/" + traceID)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("jaeger: %s", resp.Status)
+	}
+	var tr jaegerTrace
+	if err := decodeJSON(resp.Body, &tr); err != nil {
+		return nil, err
+	}
+	if len(tr.Data) != 1 {
+		return nil, fmt.Errorf("jaeger returned %d traces for %s", len(tr.Data), traceID)
+	}
+	out := map[string]map[string]int{}
+	for _, sp := range tr.Data[0].Spans {
+		svc := tr.Data[0].Processes[sp.ProcessID].ServiceName
+		if out[svc] == nil {
+			out[svc] = map[string]int{}
+		}
+		out[svc][sp.OperationName]++
+	}
+	return out, nil
+}
+
+// checkBirthTrace waits until Jaeger holds the whole birth under one trace
+// id: the apiserver's request and etcd transaction, etcd's own spans, the
+// deployment and replicaset reconciles, a scheduling cycle per Pod and the
+// kubelet's sandbox, CNI ADD, create and start per Pod.
+func checkBirthTrace(t testing.TB, traceID string, pods int) {
+	t.Helper()
+	want := map[string]map[string]int{
+		"apiserver":          {},
+		"etcd":               {},
+		"controller-manager": {"deployment.sync": 1, "replicaset.sync": 1},
+		"scheduler":          {"SchedulePod": pods},
+		"kubelet": {"SyncPod": pods, "RunPodSandbox": pods, "CNI ADD": pods,
+			"CreateContainer": pods, "StartContainer": pods},
+	}
+	var got map[string]map[string]int
+	eventually(t, 90*time.Second, "birth trace "+traceID+" complete in Jaeger", func() error {
+		var err error
+		if got, err = spansByService(t, traceID); err != nil {
+			return err
+		}
+		var missing []string
+		for svc, ops := range want {
+			if len(got[svc]) == 0 {
+				missing = append(missing, "service "+svc)
+			}
+			for op, n := range ops {
+				if got[svc][op] < n {
+					missing = append(missing, fmt.Sprintf("%s %q ×%d (have %d)", svc, op, n, got[svc][op]))
+				}
+			}
+		}
+		if len(missing) > 0 {
+			sort.Strings(missing)
+			return fmt.Errorf("missing %s", strings.Join(missing, ", "))
+		}
+		return nil
+	})
+	var svcs []string
+	for svc, ops := range got {
+		n := 0
+		for _, c := range ops {
+			n += c
+		}
+		svcs = append(svcs, fmt.Sprintf("%s:%d", svc, n))
+	}
+	sort.Strings(svcs)
+	t.Logf("trace %s: spans per service %s", traceID, strings.Join(svcs, " "))
+}
