@@ -12,6 +12,7 @@ import (
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
+	"podline.dev/pkg/grpcdyn"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 	metav1 "podline.dev/proto/meta/v1"
@@ -52,17 +53,17 @@ func serviceDesc(reg *registry.Registry) (*grpc.ServiceDesc, error) {
 		return nil, fmt.Errorf("grpcapi: %s is not a service", name)
 	}
 	h := &handler{reg: reg, service: sd, writeReq: map[string]protoreflect.MessageType{}}
-	if h.list, err = findType(res.Group.Proto + "." + res.Kind + "List"); err != nil {
+	if h.list, err = grpcdyn.FindMessage(res.Group.Proto + "." + res.Kind + "List"); err != nil {
 		return nil, err
 	}
-	if h.event, err = findType(res.Group.Proto + "." + res.Kind + "WatchEvent"); err != nil {
+	if h.event, err = grpcdyn.FindMessage(res.Group.Proto + "." + res.Kind + "WatchEvent"); err != nil {
 		return nil, err
 	}
 	desc := &grpc.ServiceDesc{ServiceName: string(name), HandlerType: (*any)(nil), Metadata: sd.ParentFile().Path()}
 	methods := sd.Methods()
 	for i := 0; i < methods.Len(); i++ {
 		m := methods.Get(i)
-		in, err := findType(string(m.Input().FullName()))
+		in, err := grpcdyn.FindMessage(string(m.Input().FullName()))
 		if err != nil {
 			return nil, err
 		}
@@ -80,40 +81,14 @@ func serviceDesc(reg *registry.Registry) (*grpc.ServiceDesc, error) {
 		}
 		desc.Methods = append(desc.Methods, grpc.MethodDesc{
 			MethodName: string(m.Name()),
-			Handler:    unaryHandler("/"+string(name)+"/"+string(m.Name()), in, call),
+			Handler:    grpcdyn.UnaryHandler("/"+string(name)+"/"+string(m.Name()), in, call),
 		})
 	}
 	return desc, nil
 }
 
-func findType(name string) (protoreflect.MessageType, error) {
-	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(name))
-	if err != nil {
-		return nil, fmt.Errorf("grpcapi: message %s: %w", name, err)
-	}
-	return mt, nil
-}
-
-type unaryFunc func(ctx context.Context, req proto.Message) (proto.Message, error)
-
-func unaryHandler(fullMethod string, in protoreflect.MessageType, call unaryFunc) func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error) {
-	return func(srv any, ctx context.Context, dec func(any) error, ic grpc.UnaryServerInterceptor) (any, error) {
-		req := in.New().Interface()
-		if err := dec(req); err != nil {
-			return nil, err
-		}
-		if ic == nil {
-			return call(ctx, req)
-		}
-		info := &grpc.UnaryServerInfo{Server: srv, FullMethod: fullMethod}
-		return ic(ctx, req, info, func(ctx context.Context, req any) (any, error) {
-			return call(ctx, req.(proto.Message))
-		})
-	}
-}
-
 // unaryCall picks the registry call behind a method name.
-func (h *handler) unaryCall(method string) (unaryFunc, error) {
+func (h *handler) unaryCall(method string) (grpcdyn.UnaryFunc, error) {
 	reg := h.reg
 	switch method {
 	case "Get":

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/grpcdyn"
 	"podline.dev/pkg/k8sjson"
 	autoscalingv1 "podline.dev/proto/autoscaling/v1"
 	metav1 "podline.dev/proto/meta/v1"
@@ -18,7 +19,7 @@ import (
 // service beyond get/list/create/update/delete: PATCH of the object and of
 // its status and scale subresources, GET of status, GET and PUT of scale,
 // and deletecollection.
-func (h *handler) writeCall(method string) (unaryFunc, bool) {
+func (h *handler) writeCall(method string) (grpcdyn.UnaryFunc, bool) {
 	reg := h.reg
 	switch method {
 	case "Patch", "PatchStatus", "PatchScale":

@@ -14,6 +14,7 @@ import (
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
+	"podline.dev/pkg/grpcdyn"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 	"podline.dev/pkg/watchcache"
@@ -69,17 +70,17 @@ func serviceDesc(r Resource, admit Admit) (*grpc.ServiceDesc, error) {
 		return nil, fmt.Errorf("serve: %s is not a service", name)
 	}
 	h := &handler{Resource: r, admit: admit}
-	if h.list, err = findType(r.Res.Message() + "List"); err != nil {
+	if h.list, err = grpcdyn.FindMessage(r.Res.Message() + "List"); err != nil {
 		return nil, err
 	}
-	if h.event, err = findType(r.Res.Message() + "WatchEvent"); err != nil {
+	if h.event, err = grpcdyn.FindMessage(r.Res.Message() + "WatchEvent"); err != nil {
 		return nil, err
 	}
 	desc := &grpc.ServiceDesc{ServiceName: string(name), HandlerType: (*any)(nil), Metadata: sd.ParentFile().Path()}
 	methods := sd.Methods()
 	for i := 0; i < methods.Len(); i++ {
 		m := methods.Get(i)
-		in, err := findType(string(m.Input().FullName()))
+		in, err := grpcdyn.FindMessage(string(m.Input().FullName()))
 		if err != nil {
 			return nil, err
 		}
@@ -91,41 +92,16 @@ func serviceDesc(r Resource, admit Admit) (*grpc.ServiceDesc, error) {
 		if m.Name() == "List" {
 			call = h.listCall
 		}
-		desc.Methods = append(desc.Methods, grpc.MethodDesc{MethodName: string(m.Name()), Handler: unary("/"+string(name)+"/"+string(m.Name()), in, call)})
+		desc.Methods = append(desc.Methods, grpc.MethodDesc{MethodName: string(m.Name()), Handler: grpcdyn.UnaryHandler("/"+string(name)+"/"+string(m.Name()), in, call)})
 	}
 	return desc, nil
-}
-
-func findType(name string) (protoreflect.MessageType, error) {
-	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(name))
-	if err != nil {
-		return nil, fmt.Errorf("serve: message %s: %w", name, err)
-	}
-	return mt, nil
-}
-
-type unaryFunc func(ctx context.Context, req proto.Message) (proto.Message, error)
-
-func unary(fullMethod string, in protoreflect.MessageType, call unaryFunc) func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error) {
-	return func(srv any, ctx context.Context, dec func(any) error, ic grpc.UnaryServerInterceptor) (any, error) {
-		req := in.New().Interface()
-		if err := dec(req); err != nil {
-			return nil, err
-		}
-		if ic == nil {
-			return call(ctx, req)
-		}
-		return ic(ctx, req, &grpc.UnaryServerInfo{Server: srv, FullMethod: fullMethod}, func(ctx context.Context, req any) (any, error) {
-			return call(ctx, req.(proto.Message))
-		})
-	}
 }
 
 func (h *handler) gr() apierrors.GroupResource {
 	return apierrors.GroupResource{Group: h.Res.Group.Name, Resource: h.Res.Name}
 }
 
-func (h *handler) notServed(method string) unaryFunc {
+func (h *handler) notServed(method string) grpcdyn.UnaryFunc {
 	return func(context.Context, proto.Message) (proto.Message, error) {
 		return nil, apierrors.NewMethodNotSupported(h.gr(), method+" on a watchcache replica (write to the apiserver)")
 	}
