@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 
+	"podline.dev/pkg/healthprobe"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/apiserver/internal/natspub"
 	"podline.dev/services/apiserver/internal/server"
@@ -45,7 +46,9 @@ func main() {
 	)
 	var auth authFlags
 	auth.bind(flag.CommandLine)
+	probe := healthprobe.Flag(flag.CommandLine)
 	flag.Parse()
+	healthprobe.Run(*probe)
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

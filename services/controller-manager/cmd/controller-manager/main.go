@@ -10,16 +10,19 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/client/leaderelection"
+	"podline.dev/pkg/healthprobe"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/controller-manager/internal/app"
 	"podline.dev/services/controller-manager/internal/controller"
@@ -62,7 +65,13 @@ func main() {
 	}
 	var creds client.Credentials
 	creds.BindFlags(flag.CommandLine)
+	healthzAddr := flag.String("healthz-addr", ":10257", "address of the /healthz endpoint (the container healthcheck); empty disables it")
+	probe := healthprobe.Flag(flag.CommandLine)
 	flag.Parse()
+	healthprobe.Run(*probe)
+	if *healthzAddr != "" {
+		go serveHealthz(*healthzAddr)
+	}
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	for name, n := range concurrency {
 		workers[name] = *n
@@ -111,4 +120,15 @@ func run(ctx context.Context, apiserver, watchEndpoint string, creds client.Cred
 	}
 	slog.Info("controller-manager starting", "apiserver", apiserver, "leaderElect", cfg.LeaderElect)
 	return app.Run(ctx, cfg)
+}
+
+// serveHealthz answers /healthz with ok while the process runs; leader
+// election decides whether its controllers act.
+func serveHealthz(addr string) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		slog.Error("healthz server", "addr", addr, "err", err)
+	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/client/leaderelection"
+	"podline.dev/pkg/healthprobe"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/scheduler/internal/app"
 	"podline.dev/services/scheduler/internal/metrics"
@@ -63,7 +64,9 @@ func main() {
 	flag.StringVar(&f.metricsAddr, "metrics-addr", ":10251", "address of the /metrics and /healthz endpoint; empty disables it")
 	flag.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.creds.BindFlags(flag.CommandLine)
+	probe := healthprobe.Flag(flag.CommandLine)
 	flag.Parse()
+	healthprobe.Run(*probe)
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {

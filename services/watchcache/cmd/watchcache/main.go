@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 
 	"podline.dev/pkg/client"
+	"podline.dev/pkg/healthprobe"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/watchcache/internal/replica"
 )
@@ -34,16 +34,14 @@ func main() {
 		httpAddr  = flag.String("http-address", "0.0.0.0:8080", "where to serve /healthz, /readyz and /metrics")
 		name      = flag.String("name", hostname(), "this replica's name in NATS and logs")
 		otlp      = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
-		probe     = flag.String("probe", "", "only GET this URL and exit 0 on 200, else 1 (a container healthcheck in an image with no shell)")
 		creds     client.Credentials
 		serving   servingFlags
 	)
 	creds.BindFlags(flag.CommandLine)
 	serving.bind(flag.CommandLine)
+	probe := healthprobe.Flag(flag.CommandLine)
 	flag.Parse()
-	if *probe != "" {
-		os.Exit(probeURL(*probe))
-	}
+	healthprobe.Run(*probe)
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)).With("replica", *name))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -106,20 +104,4 @@ func run(ctx context.Context, natsURL, apiserver, grpcAddr, httpAddr, name, otlp
 func hostname() string {
 	h, _ := os.Hostname()
 	return h
-}
-
-// probeURL is the healthcheck: 0 when url answers 200 within 3 seconds.
-func probeURL(url string) int {
-	c := &http.Client{Timeout: 3 * time.Second}
-	resp, err := c.Get(url)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintln(os.Stderr, url+": "+resp.Status)
-		return 1
-	}
-	return 0
 }
