@@ -194,6 +194,9 @@ func (r *Registry) Create(ctx context.Context, namespace string, obj object.Obje
 			r.strategy.InitStatus(obj)
 		}
 	}
+	if r.strategy.PrepareForCreate != nil {
+		r.strategy.PrepareForCreate(obj)
+	}
 	if len(md.ManagedFields) == 0 {
 		if err := r.recordUpdate(ctx, nil, obj, ""); err != nil {
 			return nil, err
@@ -300,7 +303,7 @@ func (r *Registry) guaranteedUpdate(ctx context.Context, namespace, name string,
 		}
 		telemetry.Stamp(ctx, next)
 		nmd := next.GetMetadata()
-		remove := nmd.DeletionTimestamp != nil && len(nmd.Finalizers) == 0 && nmd.GetDeletionGracePeriodSeconds() == 0
+		remove := nmd.DeletionTimestamp != nil && len(nmd.Finalizers) == 0 && nmd.GetDeletionGracePeriodSeconds() == 0 && !r.holdsDeletion(next)
 		if opts.dryRun {
 			result = next
 			return nil, false, errDryRun
@@ -315,6 +318,11 @@ func (r *Registry) guaranteedUpdate(ctx context.Context, namespace, name string,
 }
 
 var errDryRun = errors.New("dry run")
+
+// holdsDeletion reports whether the kind's strategy keeps a deleted obj.
+func (r *Registry) holdsDeletion(obj object.Object) bool {
+	return r.strategy.HoldsDeletion != nil && r.strategy.HoldsDeletion(obj)
+}
 
 // carryOver copies from cur what the caller may not change: server-set
 // metadata always; status on a main-resource update; spec and most
@@ -380,8 +388,11 @@ func (r *Registry) Delete(ctx context.Context, namespace, name string, opts *met
 		if r.strategy.GracePeriod != nil {
 			grace = r.strategy.GracePeriod(cur, opts.GracePeriodSeconds)
 		}
-		remove := len(md.Finalizers) == 0 && grace == 0
+		remove := len(md.Finalizers) == 0 && grace == 0 && !r.holdsDeletion(next)
 		if !remove {
+			if r.strategy.MarkDeleting != nil {
+				r.strategy.MarkDeleting(next)
+			}
 			now := r.now()
 			if md.DeletionTimestamp == nil || grace < md.GetDeletionGracePeriodSeconds() {
 				md.DeletionTimestamp = &metav1.Time{Seconds: now.Add(time.Duration(grace) * time.Second).Unix()}

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"slices"
+
 	"podline.dev/pkg/field"
 	"podline.dev/pkg/object"
 	corev1 "podline.dev/proto/core/v1"
@@ -19,7 +21,17 @@ type Strategy struct {
 	GracePeriod func(obj object.Object, requested *int64) int64
 	// Validate checks a new or updated object beyond its metadata.
 	Validate func(obj object.Object) field.ErrorList
+	// PrepareForCreate sets what the server owns on a new object.
+	PrepareForCreate func(obj object.Object)
+	// HoldsDeletion reports whether something beyond metadata.finalizers
+	// keeps a deleted object (a namespace's spec.finalizers).
+	HoldsDeletion func(obj object.Object) bool
+	// MarkDeleting records on an object that its deletion has begun.
+	MarkDeleting func(obj object.Object)
 }
+
+// NamespaceFinalizer is the spec finalizer of every namespace.
+const NamespaceFinalizer = "kubernetes"
 
 // Strategies holds the kinds that differ from the default, by kind.
 var Strategies = map[string]Strategy{
@@ -29,9 +41,31 @@ var Strategies = map[string]Strategy{
 		},
 		GracePeriod: podGracePeriod,
 	},
+	// A namespace is created with the "kubernetes" finalizer in its spec;
+	// deleting it makes it Terminating until the namespace controller has
+	// deleted its contents and removed that finalizer, as in Kubernetes.
 	"Namespace": {
 		InitStatus: func(obj object.Object) {
 			obj.(*corev1.Namespace).Status = &corev1.NamespaceStatus{Phase: "Active"}
+		},
+		PrepareForCreate: func(obj object.Object) {
+			ns := obj.(*corev1.Namespace)
+			if ns.Spec == nil {
+				ns.Spec = &corev1.NamespaceSpec{}
+			}
+			if !slices.Contains(ns.Spec.Finalizers, NamespaceFinalizer) {
+				ns.Spec.Finalizers = append(ns.Spec.Finalizers, NamespaceFinalizer)
+			}
+		},
+		HoldsDeletion: func(obj object.Object) bool {
+			return len(obj.(*corev1.Namespace).GetSpec().GetFinalizers()) > 0
+		},
+		MarkDeleting: func(obj object.Object) {
+			ns := obj.(*corev1.Namespace)
+			if ns.Status == nil {
+				ns.Status = &corev1.NamespaceStatus{}
+			}
+			ns.Status.Phase = "Terminating"
 		},
 	},
 	"Node": {KeepStatusOnCreate: true},
