@@ -83,8 +83,9 @@ func WithQueueSize(n int) Option { return func(r *Recorder) { r.queueSize = n } 
 func WithCacheSize(n int) Option { return func(r *Recorder) { r.cacheSize = n } }
 
 // WithWorkers sets how many writes may be in flight at once (default 4).
-// Identical events always go through the same worker, so their counts
-// never race.
+// All events about one object go through the same worker, in the order
+// they were recorded (Pulled before Created before Started), and identical
+// events' counts never race.
 func WithWorkers(n int) Option { return func(r *Recorder) { r.workers = make([]*worker, max(n, 1)) } }
 
 // WithLogger sets the logger (default slog.Default()).
@@ -127,7 +128,7 @@ func (r *Recorder) Eventf(obj object.Object, eventtype, reason, messageFmt strin
 		r.log.Warn("dropping event: recorder is shut down", "object", object.Key(obj), "reason", reason)
 		return
 	}
-	w := r.workers[fnv32(aggregationKey(ev))%uint32(len(r.workers))]
+	w := r.workers[fnv32(objectKey(ev))%uint32(len(r.workers))]
 	select {
 	case w.queue <- ev:
 	default:
@@ -215,6 +216,12 @@ func typeMeta(obj object.Object) (apiVersion, kind string) {
 }
 
 // aggregationKey identifies identical events, as Kubernetes' getEventKey does.
+// objectKey names the object an event is about.
+func objectKey(ev *corev1.Event) string {
+	ref := ev.GetInvolvedObject()
+	return ref.GetKind() + "\x00" + ref.GetNamespace() + "\x00" + ref.GetName() + "\x00" + ref.GetUid()
+}
+
 func aggregationKey(ev *corev1.Event) string {
 	ref := ev.GetInvolvedObject()
 	return ev.GetSource().GetComponent() + "\x00" + ev.GetSource().GetHost() + "\x00" +

@@ -2,7 +2,10 @@ package record_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
+	"sort"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -177,5 +180,29 @@ func TestFakeRecorderFormatsLikeClientGo(t *testing.T) {
 	f.Eventf(pod("a"), record.EventTypeWarning, "Dropped", "full")
 	if got := <-f.Events; got != "Warning FailedScheduling 0/3 nodes are available" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// Events about one object reach the apiserver in the order they were
+// recorded, whatever the number of workers (the kubelet's Pulled, Created,
+// Started are read in that order by `kubectl get events -w`).
+func TestEventsOfOneObjectKeepTheirOrder(t *testing.T) {
+	s := apiservertest.Start(t)
+	rec := record.NewRecorder(s.Conn, "kubelet", "node-1", record.WithWorkers(4))
+	const n = 24
+	for i := range n {
+		rec.Eventf(pod("p"), record.EventTypeNormal, fmt.Sprintf("Step%02d", i), "step %d", i)
+	}
+	rec.Shutdown()
+	evs := events(t, s, "default")
+	if len(evs) != n {
+		t.Fatalf("%d events, want %d", len(evs), n)
+	}
+	rv := func(e *corev1.Event) int { v, _ := strconv.Atoi(e.GetMetadata().GetResourceVersion()); return v }
+	sort.Slice(evs, func(i, j int) bool { return rv(evs[i]) < rv(evs[j]) })
+	for i, e := range evs {
+		if want := fmt.Sprintf("Step%02d", i); e.GetReason() != want {
+			t.Fatalf("event %d written is %s, want %s", i, e.GetReason(), want)
+		}
 	}
 }
