@@ -17,6 +17,7 @@ $(CERTS_DIR)/.complete:
 	cd $(CURDIR) && go run ./pkg/cmd/podline-certs -q \
 		-dir $(CERTS_DIR) \
 		-kubeconfig .podline/kubeconfig \
+		-server https://127.0.0.1:$(or $(PODLINE_APISERVER_PORT),6443) \
 		-kubeconfig-dir .podline/kubeconfigs \
 		-nodes $(CERTS_NODES)
 	@$(MAKE) --no-print-directory certs-owners

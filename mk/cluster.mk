@@ -7,7 +7,12 @@
 #   make clean            down, remove the volumes and .podline (certificates,
 #                         kubeconfigs)
 #   make apiserver-image  podline/apiserver:dev, FROM scratch
-#   make jaeger-image     podline/jaeger:v1.76.0, FROM scratch (otel/)
+#   make jaeger-image     the upstream jaegertracing/jaeger image if it can be
+#                         pulled, else podline/jaeger:v1.76.0, FROM scratch (otel/)
+#
+# Host ports: PODLINE_APISERVER_PORT (6443), PODLINE_JAEGER_PORT (16686),
+# PODLINE_REGISTRY_PORT (5000), e.g. `make up PODLINE_APISERVER_PORT=7443`
+# (with a fresh `make certs`: the kubeconfig names the port).
 #
 # Works with `docker compose` (v2) or `docker-compose` (v1), whichever exists.
 # Each image is built from a staged context under .cache/images/<name>/ and
@@ -23,10 +28,20 @@ COMPOSE ?= $(shell if docker compose version >/dev/null 2>&1; then echo docker c
 
 CLUSTER_APISERVER_IMAGE := podline/apiserver:dev
 CLUSTER_JAEGER_IMAGE    := podline/jaeger:v1.76.0
-CLUSTER_READYZ          := https://127.0.0.1:6443/readyz
+# Host ports (loopback only); compose.yaml reads the same variables.
+export PODLINE_APISERVER_PORT ?= 6443
+export PODLINE_JAEGER_PORT    ?= 16686
+export PODLINE_REGISTRY_PORT  ?= 5000
+CLUSTER_READYZ          := https://127.0.0.1:$(PODLINE_APISERVER_PORT)/readyz
+# Jaeger: the upstream image when this machine can pull it (the release of
+# the Go module podline builds otherwise), decided once and remembered in
+# $(CLUSTER_JAEGER_CHOICE); JAEGER_PULL=0 skips the attempt.
+JAEGER_UPSTREAM_IMAGE   ?= jaegertracing/jaeger:2.13.0
+JAEGER_PULL             ?= 1
+CLUSTER_JAEGER_CHOICE   := $(CURDIR)/.cache/images/jaeger.image
 CLUSTER_READY_TIMEOUT   ?= 180
 
-.PHONY: up down clean apiserver-image jaeger-image cluster-compose
+.PHONY: up down clean apiserver-image jaeger-image jaeger-local-image cluster-compose
 
 cluster-compose:
 	@if [ -z "$(COMPOSE)" ]; then echo "neither 'docker compose' nor 'docker-compose' is installed" >&2; exit 1; fi
@@ -40,7 +55,20 @@ apiserver-image:
 	cp $(CURDIR)/services/apiserver/Dockerfile $$ctx/Dockerfile
 	$(call IMG_build,$(CLUSTER_APISERVER_IMAGE),$(IMG_CACHE)/apiserver)
 
-jaeger-image: bin/jaeger
+jaeger-image:
+	@mkdir -p $(dir $(CLUSTER_JAEGER_CHOICE)); \
+	if [ ! -s $(CLUSTER_JAEGER_CHOICE) ]; then \
+		if [ "$(JAEGER_PULL)" = 1 ] && timeout 60 docker pull -q $(JAEGER_UPSTREAM_IMAGE) >/dev/null 2>&1; then \
+			echo "$(JAEGER_UPSTREAM_IMAGE)" > $(CLUSTER_JAEGER_CHOICE); \
+		else \
+			echo "$(CLUSTER_JAEGER_IMAGE)" > $(CLUSTER_JAEGER_CHOICE); \
+		fi; \
+	fi; \
+	echo "jaeger: $$(cat $(CLUSTER_JAEGER_CHOICE))"
+	@if [ "$$(cat $(CLUSTER_JAEGER_CHOICE))" = "$(CLUSTER_JAEGER_IMAGE)" ]; then \
+		$(MAKE) --no-print-directory jaeger-local-image; fi
+
+jaeger-local-image: bin/jaeger
 	@set -e; ctx=$(IMG_CACHE)/jaeger; rm -rf $$ctx; mkdir -p $$ctx; \
 	cp $(CURDIR)/otel/Dockerfile $$ctx/Dockerfile; \
 	$(call IMG_ln,$(CURDIR)/bin/jaeger,$$ctx/jaeger)
@@ -55,6 +83,7 @@ KUBECTL := $(CURDIR)/bin/kubectl --kubeconfig $(CURDIR)/.podline/kubeconfig
 
 up: cluster-compose certs bin/kubectl kubectl-birth $(CLUSTER_IMAGES)
 	@set -e; start=$$(date +%s); \
+	export PODLINE_JAEGER_IMAGE=$$(cat $(CLUSTER_JAEGER_CHOICE)); \
 	$(COMPOSE) up -d --remove-orphans; \
 	echo "waiting for $(CLUSTER_READYZ) (up to $(CLUSTER_READY_TIMEOUT)s)"; \
 	until [ "$$(curl -s -m 3 --cacert $(CERTS_DIR)/ca.crt $(CLUSTER_READYZ) 2>/dev/null)" = "ok" ]; do \
@@ -77,8 +106,8 @@ up: cluster-compose certs bin/kubectl kubectl-birth $(CLUSTER_IMAGES)
 	echo; \
 	echo "podline is up: apiserver and nodes $(CLUSTER_NODES) Ready in $$(( $$(date +%s) - start ))s"; \
 	echo "  kubeconfig: $(CURDIR)/.podline/kubeconfig"; \
-	echo "  apiserver:  https://127.0.0.1:6443"; \
-	echo "  jaeger:     http://127.0.0.1:16686  (API: http://127.0.0.1:16686/api/services)"; \
+	echo "  apiserver:  https://127.0.0.1:$(PODLINE_APISERVER_PORT)"; \
+	echo "  jaeger:     http://127.0.0.1:$(PODLINE_JAEGER_PORT)  ($$(cat $(CLUSTER_JAEGER_CHOICE)); API: http://127.0.0.1:$(PODLINE_JAEGER_PORT)/api/services)"; \
 	echo "  try:        bin/kubectl --kubeconfig .podline/kubeconfig get nodes"; \
 	echo "  birth:      PATH=\$$PWD/bin:\$$PATH kubectl --kubeconfig .podline/kubeconfig birth deploy/<name>"
 

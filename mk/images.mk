@@ -50,7 +50,7 @@ IMG_GO_TOOL := GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags=-s\ -w
 IMG_GO      := CGO_ENABLED=0 go build -trimpath -ldflags=-s\ -w
 
 # Where `make push-demo` reaches the registry from the host.
-IMG_PUSH_ADDR        ?= 127.0.0.1:5000
+IMG_PUSH_ADDR        ?= 127.0.0.1:$(or $(PODLINE_REGISTRY_PORT),5000)
 IMG_REGISTRY_NAME    ?= podline-registry-push
 IMG_REGISTRY_VOLUME  ?= podline-registry-data
 
