@@ -198,8 +198,15 @@ $(IMG_CACHE)/web.ok: $(IMG_CACHE)/bin/web $(IMG_CACHE)/busybox/bin/busybox
 	for a in sh wget cat ls true sleep echo env ps ip hostname; do ln -s busybox $$ctx/rootfs/bin/$$a; done
 	$(call IMG_build,$(IMG_WEB),$(IMG_CACHE)/web)
 
-$(IMG_CACHE)/registry.ok: bin/registry
+# The healthcheck of FROM-scratch third-party images (registry, NATS).
+$(IMG_CACHE)/bin/podline-probe: pkg/cmd/podline-probe/main.go pkg/healthprobe/probe.go
+	@mkdir -p $(@D)
+	cd $(CURDIR)/pkg && $(IMG_GO) -o $@ ./cmd/podline-probe
+	@touch $@
+
+$(IMG_CACHE)/registry.ok: bin/registry $(IMG_CACHE)/bin/podline-probe
 	@set -e; ctx=$(IMG_CACHE)/registry; rm -rf $$ctx; mkdir -p $$ctx; \
+	$(call IMG_ln,$(IMG_CACHE)/bin/podline-probe,$$ctx/podline-probe); \
 	cp -a $(CURDIR)/tools/registry/Dockerfile $(CURDIR)/tools/registry/config.yml $$ctx/; \
 	$(call IMG_ln,$(CURDIR)/bin/registry,$$ctx/registry)
 	$(call IMG_build,$(IMG_REGISTRY),$(IMG_CACHE)/registry)

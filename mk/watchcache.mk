@@ -31,12 +31,12 @@ watchcache-image:
 	cp $(CURDIR)/services/watchcache/Dockerfile $$ctx/Dockerfile
 	$(call IMG_build,$(WATCHCACHE_IMAGE),$(IMG_CACHE)/watchcache)
 
-# The nats image carries the watchcache binary as its healthcheck probe.
-nats-image: bin/nats-server watchcache-image
+# The nats image carries podline-probe as its healthcheck.
+nats-image: bin/nats-server $(IMG_CACHE)/bin/podline-probe
 	@set -e; ctx=$(IMG_CACHE)/nats; rm -rf $$ctx; mkdir -p $$ctx; \
 	cp $(CURDIR)/services/watchcache/nats.Dockerfile $$ctx/Dockerfile; \
 	cp $(CURDIR)/bin/nats-server $$ctx/nats-server; \
-	cp $(IMG_CACHE)/watchcache/watchcache $$ctx/watchcache
+	cp $(IMG_CACHE)/bin/podline-probe $$ctx/podline-probe
 	$(call IMG_build,$(NATS_IMAGE),$(IMG_CACHE)/nats)
 
 bench-watch: bin/etcd bin/nats-server
