@@ -29,7 +29,7 @@ func etcdctl(t testing.TB, args ...string) (string, error) {
 }
 
 // eventsFor lists the Events of the default namespace about the named
-// objects, in the order they happened.
+// objects.
 func eventsFor(t testing.TB, names map[string]bool) []event {
 	t.Helper()
 	var l list[event]
@@ -40,22 +40,6 @@ func eventsFor(t testing.TB, names map[string]bool) []event {
 			out = append(out, e)
 		}
 	}
-	when := func(e event) time.Time {
-		if !e.EventTime.IsZero() {
-			return e.EventTime
-		}
-		return e.FirstTimestamp
-	}
-	rv := func(e event) int64 { n, _ := strconv.ParseInt(e.Metadata.ResourceVersion, 10, 64); return n }
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := when(out[i]), when(out[j])
-		// Event times of the old API have whole seconds: within a second,
-		// the etcd revision of each Event's creation orders them.
-		if a.Truncate(time.Second).Equal(b.Truncate(time.Second)) && (a.Nanosecond() == 0 || b.Nanosecond() == 0) {
-			return rv(out[i]) < rv(out[j])
-		}
-		return a.Before(b)
-	})
 	return out
 }
 

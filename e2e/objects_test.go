@@ -70,10 +70,8 @@ type event struct {
 	Source struct {
 		Component string `json:"component"`
 	} `json:"source"`
-	ReportingComponent string    `json:"reportingComponent"`
-	FirstTimestamp     time.Time `json:"firstTimestamp"`
-	EventTime          time.Time `json:"eventTime"`
-	Message            string    `json:"message"`
+	ReportingComponent string `json:"reportingComponent"`
+	Message            string `json:"message"`
 }
 
 type list[T any] struct {
