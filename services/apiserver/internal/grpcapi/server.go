@@ -17,7 +17,6 @@ import (
 	"podline.dev/pkg/watch"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/internal/registry"
-	"podline.dev/services/apiserver/internal/storage"
 )
 
 // Register adds the gRPC service of each registry to s.
@@ -36,8 +35,7 @@ func Register(s grpc.ServiceRegistrar, regs []*registry.Registry) error {
 type handler struct {
 	reg      *registry.Registry
 	service  protoreflect.ServiceDescriptor
-	list     protoreflect.MessageType
-	event    protoreflect.MessageType
+	msgs     grpcdyn.Messages
 	writeReq map[string]protoreflect.MessageType
 }
 
@@ -53,10 +51,7 @@ func serviceDesc(reg *registry.Registry) (*grpc.ServiceDesc, error) {
 		return nil, fmt.Errorf("grpcapi: %s is not a service", name)
 	}
 	h := &handler{reg: reg, service: sd, writeReq: map[string]protoreflect.MessageType{}}
-	if h.list, err = grpcdyn.FindMessage(res.Group.Proto + "." + res.Kind + "List"); err != nil {
-		return nil, err
-	}
-	if h.event, err = grpcdyn.FindMessage(res.Group.Proto + "." + res.Kind + "WatchEvent"); err != nil {
+	if h.msgs, err = grpcdyn.MessagesOf(res); err != nil {
 		return nil, err
 	}
 	desc := &grpc.ServiceDesc{ServiceName: string(name), HandlerType: (*any)(nil), Metadata: sd.ParentFile().Path()}
@@ -102,7 +97,7 @@ func (h *handler) unaryCall(method string) (grpcdyn.UnaryFunc, error) {
 			if err != nil {
 				return nil, err
 			}
-			return h.newList(items, lm), nil
+			return h.msgs.List(items, lm), nil
 		}, nil
 	case "Create", "Update", "UpdateStatus":
 		return func(ctx context.Context, req proto.Message) (proto.Message, error) {
@@ -206,37 +201,6 @@ func readWrite(req proto.Message) writeRequest {
 	return w
 }
 
-func (h *handler) newList(items []object.Object, lm *metav1.ListMeta) proto.Message {
-	l := h.list.New()
-	fields := l.Descriptor().Fields()
-	res := h.reg.Resource
-	l.Set(fields.ByName("api_version"), protoreflect.ValueOfString(res.Group.GroupVersion()))
-	l.Set(fields.ByName("kind"), protoreflect.ValueOfString(res.Kind+"List"))
-	l.Set(fields.ByName("metadata"), protoreflect.ValueOfMessage(lm.ProtoReflect()))
-	list := l.Mutable(fields.ByName("items")).List()
-	for _, it := range items {
-		list.Append(protoreflect.ValueOfMessage(it.ProtoReflect()))
-	}
-	return l.Interface()
-}
-
-func (h *handler) newEvent(ev watch.Event) proto.Message {
-	e := h.event.New()
-	fields := e.Descriptor().Fields()
-	e.Set(fields.ByName("type"), protoreflect.ValueOfString(string(ev.Type)))
-	if ev.Object != nil {
-		obj := ev.Object
-		if ev.Type == watch.Bookmark {
-			// Bookmarks carry apiVersion and kind on the wire, as Kubernetes' do.
-			res := h.reg.Resource
-			obj = object.Copy(ev.Object)
-			storage.SetTypeMeta(obj, res.Group.GroupVersion(), res.Kind)
-		}
-		e.Set(fields.ByName("object"), protoreflect.ValueOfMessage(obj.ProtoReflect()))
-	}
-	return e.Interface()
-}
-
 // watchHandler serves Watch: it opens the watch (a 410 fails the call
 // before any header), sends the headers at once so REST clients see the
 // stream start, then forwards events until the watch or the client ends.
@@ -269,7 +233,7 @@ func (h *handler) watchHandler(in protoreflect.MessageType) grpc.StreamHandler {
 					}
 					return apierrors.NewInternalError(fmt.Errorf("watch ended"))
 				}
-				if err := stream.SendMsg(h.newEvent(ev)); err != nil {
+				if err := stream.SendMsg(h.msgs.Event(ev)); err != nil {
 					return err
 				}
 			}

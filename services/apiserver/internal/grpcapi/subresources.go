@@ -65,7 +65,7 @@ func (h *handler) writeCall(method string) (grpcdyn.UnaryFunc, bool) {
 			if err != nil {
 				return nil, err
 			}
-			return h.newList(items, &metav1.ListMeta{}), nil
+			return h.msgs.List(items, &metav1.ListMeta{}), nil
 		}, true
 	}
 	return nil, false

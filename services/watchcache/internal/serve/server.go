@@ -55,8 +55,7 @@ type handler struct {
 	Resource
 	admit Admit
 	memo  eventMemo
-	list  protoreflect.MessageType
-	event protoreflect.MessageType
+	msgs  grpcdyn.Messages
 }
 
 func serviceDesc(r Resource, admit Admit) (*grpc.ServiceDesc, error) {
@@ -70,10 +69,7 @@ func serviceDesc(r Resource, admit Admit) (*grpc.ServiceDesc, error) {
 		return nil, fmt.Errorf("serve: %s is not a service", name)
 	}
 	h := &handler{Resource: r, admit: admit}
-	if h.list, err = grpcdyn.FindMessage(r.Res.Message() + "List"); err != nil {
-		return nil, err
-	}
-	if h.event, err = grpcdyn.FindMessage(r.Res.Message() + "WatchEvent"); err != nil {
+	if h.msgs, err = grpcdyn.MessagesOf(r.Res); err != nil {
 		return nil, err
 	}
 	desc := &grpc.ServiceDesc{ServiceName: string(name), HandlerType: (*any)(nil), Metadata: sd.ParentFile().Path()}
@@ -117,7 +113,7 @@ func (h *handler) listCall(ctx context.Context, msg proto.Message) (proto.Messag
 		if err != nil {
 			return nil, err
 		}
-		return h.newList(items, lm), nil
+		return h.msgs.List(items, lm), nil
 	}
 	f, err := filter(h.Res, req)
 	if err != nil {
@@ -141,39 +137,7 @@ func (h *handler) listCall(ctx context.Context, msg proto.Message) (proto.Messag
 		return nil, err
 	}
 	items, rev := h.Cache.List(f)
-	return h.newList(items, &metav1.ListMeta{ResourceVersion: strconv.FormatInt(rev, 10)}), nil
-}
-
-func (h *handler) newList(items []object.Object, lm *metav1.ListMeta) proto.Message {
-	l := h.list.New()
-	fd := l.Descriptor().Fields()
-	l.Set(fd.ByName("api_version"), protoreflect.ValueOfString(h.Res.Group.GroupVersion()))
-	l.Set(fd.ByName("kind"), protoreflect.ValueOfString(h.Res.Kind+"List"))
-	l.Set(fd.ByName("metadata"), protoreflect.ValueOfMessage(lm.ProtoReflect()))
-	list := l.Mutable(fd.ByName("items")).List()
-	for _, it := range items {
-		list.Append(protoreflect.ValueOfMessage(it.ProtoReflect()))
-	}
-	return l.Interface()
-}
-
-func (h *handler) newEvent(ev watch.Event) proto.Message {
-	e := h.event.New()
-	fd := e.Descriptor().Fields()
-	e.Set(fd.ByName("type"), protoreflect.ValueOfString(string(ev.Type)))
-	if ev.Object != nil {
-		obj := ev.Object
-		if ev.Type == watch.Bookmark {
-			// Bookmarks carry apiVersion and kind on the wire, as Kubernetes' do.
-			obj = object.Copy(obj)
-			m := obj.ProtoReflect()
-			of := m.Descriptor().Fields()
-			m.Set(of.ByName("api_version"), protoreflect.ValueOfString(h.Res.Group.GroupVersion()))
-			m.Set(of.ByName("kind"), protoreflect.ValueOfString(h.Res.Kind))
-		}
-		e.Set(fd.ByName("object"), protoreflect.ValueOfMessage(obj.ProtoReflect()))
-	}
-	return e.Interface()
+	return h.msgs.List(items, &metav1.ListMeta{ResourceVersion: strconv.FormatInt(rev, 10)}), nil
 }
 
 // watch serves Watch from the cache: the watch opens (or fails, a 410
@@ -219,8 +183,8 @@ func (h *handler) watch(_ any, stream grpc.ServerStream) error {
 			}
 			var msg any
 			if ev.Type == watch.Bookmark {
-				msg = h.newEvent(ev) // its own object, at the revision of the moment
-			} else if msg, err = h.memo.encode(ev, h.newEvent); err != nil {
+				msg = h.msgs.Event(ev) // its own object, at the revision of the moment
+			} else if msg, err = h.memo.encode(ev, h.msgs.Event); err != nil {
 				return apierrors.NewInternalError(err)
 			}
 			if err := stream.SendMsg(msg); err != nil {
