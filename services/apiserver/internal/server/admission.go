@@ -16,6 +16,7 @@ import (
 func (s *Server) admissionChain() *admission.Chain {
 	return plugins.NewChain(plugins.Sources{
 		Namespaces:      cachedReader{s, "namespaces"},
+		LiveNamespaces:  liveReader{s, "namespaces"},
 		ServiceAccounts: cachedReader{s, "serviceaccounts"},
 		PriorityClasses: cachedReader{s, "priorityclasses.scheduling.k8s.io"},
 		ResourceQuotas:  quotaReader{s},
@@ -53,14 +54,22 @@ func (c cachedReader) List(ctx context.Context, namespace string) ([]object.Obje
 	return items, err
 }
 
-// liveReader lists from etcd: quota usage must count the pod created a
-// moment ago, which the watch cache may not hold yet.
+// liveReader reads from etcd: quota usage must count the pod created a
+// moment ago, and a namespace deleted a moment ago must read Terminating,
+// which the watch cache may not show yet.
 type liveReader struct {
 	s        *Server
 	resource string
 }
 
-var _ admission.Lister = liveReader{}
+var (
+	_ admission.Lister = liveReader{}
+	_ admission.Getter = liveReader{}
+)
+
+func (l liveReader) Get(ctx context.Context, namespace, name string) (object.Object, error) {
+	return l.s.registries[l.resource].Get(ctx, namespace, name)
+}
 
 func (l liveReader) List(ctx context.Context, namespace string) ([]object.Object, error) {
 	items, _, err := l.s.registries[l.resource].List(ctx, &metav1.ListRequest{Namespace: namespace})

@@ -18,6 +18,7 @@ import (
 // registries (their watch caches).
 type Sources struct {
 	Namespaces      admission.Getter
+	LiveNamespaces  admission.Getter // storage, for reads the cache may not answer yet
 	ServiceAccounts admission.Getter
 	PriorityClasses interface {
 		admission.Getter
@@ -34,7 +35,7 @@ type Sources struct {
 func NewChain(src Sources) *admission.Chain {
 	return &admission.Chain{
 		Mutating: []admission.Mutator{
-			namespacelifecycle.New(src.Namespaces),
+			namespacelifecycle.New(src.Namespaces, src.LiveNamespaces),
 			defaulting.New(),
 			serviceaccount.New(src.ServiceAccounts),
 			tolerationseconds.New(),

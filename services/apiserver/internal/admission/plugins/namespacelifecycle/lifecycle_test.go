@@ -3,6 +3,7 @@ package namespacelifecycle
 import (
 	"context"
 	"testing"
+	"time"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/proto/apis"
@@ -19,7 +20,7 @@ func TestNamespaceLifecycle(t *testing.T) {
 		&corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: "live"}, Status: &corev1.NamespaceStatus{Phase: "Active"}},
 		&corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: "dying", DeletionTimestamp: &metav1.Time{Seconds: 1}}, Status: &corev1.NamespaceStatus{Phase: "Terminating"}},
 	)
-	p := New(store)
+	p := New(store, store)
 	pod := &corev1.Pod{Metadata: &metav1.ObjectMeta{Name: "x"}}
 	for _, tc := range []struct {
 		name    string
@@ -50,5 +51,33 @@ func TestNamespaceLifecycle(t *testing.T) {
 				t.Fatalf("err = %v (%s), want %s %q", err, got, tc.reason, tc.message)
 			}
 		})
+	}
+}
+
+// Right after a namespace's delete the cache may still show it Active;
+// creates in it read storage, which shows it Terminating, until the TTL.
+func TestCreateRightAfterDeleteReadsStorage(t *testing.T) {
+	pods, _ := apis.Lookup("", "pods")
+	nsRes, _ := apis.Lookup("", "namespaces")
+	cache := admission.NewMemory("", "namespaces",
+		&corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: "team"}, Status: &corev1.NamespaceStatus{Phase: "Active"}})
+	storage := admission.NewMemory("", "namespaces",
+		&corev1.Namespace{Metadata: &metav1.ObjectMeta{Name: "team", DeletionTimestamp: &metav1.Time{Seconds: 1}}, Status: &corev1.NamespaceStatus{Phase: "Terminating"}})
+	p := New(cache, storage)
+	now := time.Unix(1000, 0)
+	p.now = func() time.Time { return now }
+	create := admission.Attributes{Operation: admission.Create, Resource: pods, Namespace: "team", Name: "x", Object: &corev1.Pod{}}
+	if err := p.Validate(context.Background(), &create); err != nil {
+		t.Fatalf("before any delete the cache decides (Active): %v", err)
+	}
+	if err := p.Validate(context.Background(), &admission.Attributes{Operation: admission.Delete, Resource: nsRes, Name: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(context.Background(), &create); apierrors.ReasonForError(err) != apierrors.ReasonForbidden {
+		t.Fatalf("create right after the delete: %v, want Forbidden", err)
+	}
+	now = now.Add(liveLookupTTL + time.Second)
+	if err := p.Validate(context.Background(), &create); err != nil {
+		t.Fatalf("after the TTL the cache decides again: %v", err)
 	}
 }
