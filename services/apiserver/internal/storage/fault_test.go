@@ -33,6 +33,8 @@ type faultyPath struct {
 	mode  atomic.Int32
 	mu    sync.Mutex
 	conns []net.Conn
+	// accepted counts the client's connections through this path.
+	accepted atomic.Int32
 	// sent counts bytes forwarded towards etcd while answers were dropped.
 	sent atomic.Int64
 }
@@ -68,6 +70,7 @@ func newFaultyPath(t *testing.T, target string) *faultyPath {
 			p.mu.Lock()
 			p.conns = append(p.conns, c, u)
 			p.mu.Unlock()
+			p.accepted.Add(1)
 			go p.pipe(u, c, false)
 			go p.pipe(c, u, true)
 		}
@@ -125,11 +128,21 @@ func TestWritesSurviveAVanishedPath(t *testing.T) {
 	codec := storage.Codec{APIVersion: "v1", Kind: "ConfigMap", New: func() object.Object { return &corev1.ConfigMap{} }}
 	ctx := context.Background()
 
-	// Warm every path so the client holds a connection on each.
-	for i := range 6 {
+	// Warm up until the client holds a connection on every path, so the
+	// round robin sends some calls through the faulty one.
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
 		if _, err := store.CurrentRevision(ctx); err != nil {
 			t.Fatalf("warm-up %d: %v", i, err)
 		}
+		if paths[0].accepted.Load() > 0 && paths[1].accepted.Load() > 0 && paths[2].accepted.Load() > 0 && i >= 6 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the client did not connect through every path: %d %d %d",
+				paths[0].accepted.Load(), paths[1].accepted.Load(), paths[2].accepted.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	for _, mode := range []int32{blackhole, dropReplies} {
 		paths[1].mode.Store(mode)
