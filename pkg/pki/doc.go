@@ -14,5 +14,7 @@
 //
 // The etcd members' files are also laid out per member under
 // etcd/<member>/{ca,server,peer}.{crt,key}, so one directory mounted at
-// /etc/kubernetes/pki/etcd gives a member kubeadm's paths.
+// /etc/kubernetes/pki/etcd gives a member kubeadm's paths. Each node's
+// kubelet serving certificate sits the same way in kubelets/<node>/
+// {kubelet.crt,kubelet.key,ca.crt}, one directory to mount into the node.
 package pki

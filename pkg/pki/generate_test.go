@@ -86,6 +86,8 @@ func TestGenerateSubjectsUseKubernetesNames(t *testing.T) {
 		{"kubelet-control-plane", "system:node:control-plane", []string{"system:nodes"}},
 		{"kubelet-worker-1", "system:node:worker-1", []string{"system:nodes"}},
 		{"kubelet-worker-2", "system:node:worker-2", []string{"system:nodes"}},
+		{"kubelets/worker-1/kubelet", "system:node:worker-1", []string{"system:nodes"}},
+		{"apiserver-kubelet-client", "kube-apiserver-kubelet-client", nil},
 		{"etcd/etcd-2/server", "etcd-2", nil},
 		{"etcd/etcd-2/peer", "etcd-2", nil},
 	}
@@ -120,6 +122,9 @@ func TestGenerateSANs(t *testing.T) {
 		{cert: "etcd/etcd-3/server", dns: []string{"etcd-3", "localhost"}, ips: []string{"127.0.0.1"}},
 		{cert: "admin"},
 		{cert: "kubelet-worker-1"},
+		{cert: "apiserver-kubelet-client"},
+		{cert: "kubelets/control-plane/kubelet", dns: []string{"control-plane", "localhost"}, ips: []string{"127.0.0.1"}},
+		{cert: "kubelets/worker-2/kubelet", dns: []string{"worker-2", "localhost"}, ips: []string{"127.0.0.1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cert, func(t *testing.T) {

@@ -86,6 +86,11 @@ const (
 	SchedulerUser         = "system:kube-scheduler"
 	NodeUserPrefix        = "system:node:"
 	NodesGroup            = "system:nodes"
+	// APIServerKubeletClientUser is the apiserver's identity towards the
+	// kubelets (--kubelet-client-certificate). As in kubeadm since 1.37, the
+	// certificate carries no group: RBAC grants this user
+	// system:kubelet-api-admin, and nothing more.
+	APIServerKubeletClientUser = "kube-apiserver-kubelet-client"
 )
 
 // APIServerDNSNames are the names the apiserver is reached by: its compose
@@ -114,6 +119,25 @@ func EtcdMemberDir(member string) string { return filepath.Join("etcd", member) 
 // KubeletCertName is the file base of a node's kubelet client certificate.
 func KubeletCertName(node string) string { return "kubelet-" + node }
 
+// KubeletServingDir is the directory, under Options.Dir, holding what one
+// node's kubelet serves with: kubelet.{crt,key} (its serving certificate,
+// kubelet's file names) and ca.crt (the cluster CA, which verifies the
+// clients of its server), so it can be mounted into the node as a whole.
+func KubeletServingDir(node string) string { return filepath.Join("kubelets", node) }
+
+// KubeletServingCertName is the file base of a node's kubelet serving
+// certificate.
+func KubeletServingCertName(node string) string {
+	return filepath.Join(KubeletServingDir(node), "kubelet")
+}
+
+// KubeletDNSNames are the names a node's kubelet server is reached by: the
+// node's name, which is its Hostname address and, in compose, the name its
+// container resolves by (the apiserver dials Hostname first), and localhost
+// for callers inside the node. The node's InternalIP is left out: compose
+// assigns it at start.
+func KubeletDNSNames(node string) []string { return []string{node, "localhost"} }
+
 // NewPlan returns every file the options call for. It does no I/O.
 func NewPlan(o Options) (Plan, error) {
 	for _, name := range append(append([]string{}, o.Nodes...), o.EtcdMembers...) {
@@ -141,6 +165,7 @@ func NewPlan(o Options) (Plan, error) {
 		clientCert("admin", AdminUser, MastersGroup),
 		clientCert("controller-manager", ControllerManagerUser),
 		clientCert("scheduler", SchedulerUser),
+		clientCert("apiserver-kubelet-client", APIServerKubeletClientUser),
 	)
 	p.Kubeconfigs = []KubeconfigSpec{
 		{Path: o.AdminKubeconfig, Server: o.ExternalServer, Cert: "admin", User: AdminUser},
@@ -152,6 +177,16 @@ func NewPlan(o Options) (Plan, error) {
 		name := KubeletCertName(n)
 		p.Certs = append(p.Certs, clientCert(name, NodeUserPrefix+n, NodesGroup))
 		p.Kubeconfigs = append(p.Kubeconfigs, component(o, name, NodeUserPrefix+n))
+		p.Certs = append(p.Certs, CertSpec{
+			Name: KubeletServingCertName(n), Signer: ClusterCA,
+			CommonName: NodeUserPrefix + n, Organization: []string{NodesGroup},
+			DNSNames: KubeletDNSNames(n), IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+			Usage: ServerAuth,
+		})
+		p.Copies = append(p.Copies, CopySpec{
+			From: string(ClusterCA) + ".crt",
+			To:   filepath.Join(KubeletServingDir(n), "ca.crt"),
+		})
 	}
 	return p, nil
 }
