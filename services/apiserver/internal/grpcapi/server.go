@@ -36,6 +36,7 @@ type handler struct {
 	reg      *registry.Registry
 	service  protoreflect.ServiceDescriptor
 	msgs     grpcdyn.Messages
+	memo     grpcdyn.EventMemo // needs the server's grpcdyn.ServerCodec
 	writeReq map[string]protoreflect.MessageType
 }
 
@@ -233,7 +234,11 @@ func (h *handler) watchHandler(in protoreflect.MessageType) grpc.StreamHandler {
 					}
 					return apierrors.NewInternalError(fmt.Errorf("watch ended"))
 				}
-				if err := stream.SendMsg(h.msgs.Event(ev)); err != nil {
+				msg, err := h.memo.Message(ev, h.msgs)
+				if err != nil {
+					return apierrors.NewInternalError(err)
+				}
+				if err := stream.SendMsg(msg); err != nil {
 					return err
 				}
 			}

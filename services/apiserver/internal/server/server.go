@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/grpcdyn"
 	"podline.dev/pkg/watchcache"
 	_ "podline.dev/proto/all" // every kind's Go type
 	"podline.dev/proto/apis"
@@ -149,6 +150,7 @@ func newGRPCServer(tlsConfig *tls.Config, extra ...grpc.ServerOption) *grpc.Serv
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(rest.MaxRequestBodyBytes + 4096),
 		grpc.StatsHandler(otelgrpc.NewServerHandler()),
+		grpcdyn.ServerCodec(), // watch events encoded once for all watchers
 	}
 	if tlsConfig != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(tlsConfig)))
