@@ -5,9 +5,12 @@ import (
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/object"
+	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/internal/admission"
 	"podline.dev/services/apiserver/internal/admission/plugins"
+	"podline.dev/services/apiserver/internal/admission/plugins/resourcequota"
+	"podline.dev/services/apiserver/internal/registry"
 )
 
 // admissionChain builds the chain over the server's registries. The
@@ -15,13 +18,15 @@ import (
 // before them.
 func (s *Server) admissionChain() *admission.Chain {
 	return plugins.NewChain(plugins.Sources{
-		Namespaces:      cachedReader{s, "namespaces"},
-		LiveNamespaces:  liveReader{s, "namespaces"},
-		ServiceAccounts: cachedReader{s, "serviceaccounts"},
-		PriorityClasses: cachedReader{s, "priorityclasses.scheduling.k8s.io"},
-		ResourceQuotas:  quotaReader{s},
-		Pods:            liveReader{s, "pods"},
-		CachedPods:      cachedReader{s, "pods"},
+		Namespaces:         cachedReader{s, "namespaces"},
+		LiveNamespaces:     liveReader{s, "namespaces"},
+		ServiceAccounts:    cachedReader{s, "serviceaccounts"},
+		PriorityClasses:    cachedReader{s, "priorityclasses.scheduling.k8s.io"},
+		ResourceQuotas:     quotaReader{s},
+		LiveResourceQuotas: liveReader{s, "resourcequotas"},
+		QuotaStatus:        quotaStatus{s},
+		Pods:               liveReader{s, "pods"},
+		CachedPods:         cachedReader{s, "pods"},
 	})
 }
 
@@ -89,4 +94,17 @@ func (q quotaReader) List(ctx context.Context, namespace string) ([]object.Objec
 		return items, err
 	}
 	return liveReader{q.s, "resourcequotas"}.List(ctx, namespace)
+}
+
+// quotaStatus is how quota admission charges a quota: a status write with
+// the quota's resourceVersion as precondition, under the apiserver's own
+// field manager (Kubernetes' loopback client is kube-apiserver).
+type quotaStatus struct{ s *Server }
+
+var _ resourcequota.StatusWriter = quotaStatus{}
+
+func (q quotaStatus) UpdateStatus(ctx context.Context, rq *corev1.ResourceQuota) error {
+	md := rq.GetMetadata()
+	_, err := q.s.registries["resourcequotas"].UpdateStatus(registry.WithFieldManager(ctx, "kube-apiserver"), md.GetNamespace(), md.GetName(), rq, false)
+	return err
 }

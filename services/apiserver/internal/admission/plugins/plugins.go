@@ -25,6 +25,9 @@ type Sources struct {
 		admission.Lister
 	}
 	ResourceQuotas admission.Lister
+	// LiveResourceQuotas are read from etcd, and QuotaStatus charges them.
+	LiveResourceQuotas admission.Lister
+	QuotaStatus        resourcequota.StatusWriter
 	// Pods are read from etcd (quota usage must count the latest pods);
 	// CachedPods from the watch cache, where a moment's lag is fine.
 	Pods       admission.Lister
@@ -44,7 +47,8 @@ func NewChain(src Sources) *admission.Chain {
 		Validating: []admission.Validator{
 			noderestriction.New(),
 			podsecurity.New(src.Namespaces, src.CachedPods),
-			resourcequota.New(src.ResourceQuotas, src.Pods),
+			resourcequota.New(resourcequota.Sources{Quotas: src.ResourceQuotas, LiveQuotas: src.LiveResourceQuotas,
+				Pods: src.Pods, Status: src.QuotaStatus}),
 		},
 	}
 }

@@ -1,18 +1,35 @@
-// Package resourcequota is Kubernetes' ResourceQuota admission for pods:
-// a pod created in a namespace with ResourceQuota objects is refused with
-// 403 "exceeded quota" when it would take the namespace's pods, CPU or
-// memory requests or limits over a quota's hard limits, and "failed
-// quota" when a quota tracks a compute resource one of its containers
-// does not set.
+// Package resourcequota is Kubernetes' ResourceQuota admission. A create in
+// a namespace with ResourceQuota objects is charged to each quota whose
+// spec.hard names a resource the object uses: a pod's count and its CPU
+// and memory requests and limits (pkg/quota.PodUsage), or the object's
+// count (count/<resource>[.<group>], and the bare name of the core kinds
+// Kubernetes counts that way, such as "configmaps"). It is refused with
+// 403 "exceeded quota" when the quota's status.used plus the charge
+// would pass spec.hard, and "failed quota" when a quota tracks a compute
+// resource one of the pod's containers does not set.
 //
-// Usage is computed at admission time from the namespace's non-terminal
-// pods as the pods Lister returns them (the server reads them from etcd,
-// so a pod created a moment ago counts), which costs a read of the
-// namespace's pods per create in a namespace with quotas. Kubernetes
-// instead keeps status.used in the quota and updates it in the same
-// admission step, which also closes the window in which two concurrent
-// creates both fit; podline has no quota controller to keep status.used
-// yet, so that window exists here and status.used stays empty.
+// Charging is a write of the quota's status (status.hard = spec.hard,
+// status.used raised by the charge) with the quota's resourceVersion as
+// precondition, made before the object is stored, as Kubernetes does. The
+// plugin charges one namespace at a time in this apiserver and reads the
+// quotas from storage when it does, so concurrent creates queue rather
+// than conflict; a conflict (another apiserver, or the resourcequota
+// controller recomputing status.used) re-reads the quotas that failed and
+// tries again, three times, after which the create fails with that
+// Conflict. Two concurrent creates can therefore not both fit where only
+// one does. A create that fails after it was charged leaves status.used
+// too high until the controller recomputes it (on its full resync, or
+// when a pod of the namespace goes away), as in Kubernetes.
+//
+// Two differences from Kubernetes: the limits come from spec.hard, so a
+// quota applies to the next create at once, before the controller has
+// filled status.hard; and where status.used lacks a pod resource the
+// quota tracks (the controller has not synced it yet), the plugin
+// computes it from the namespace's pods in storage instead of refusing
+// with "status unknown for quota", which it still answers for object
+// counts of other kinds. Scopes and scope selectors are not evaluated: a
+// quota counts every pod of its namespace. Dry-run creates are checked
+// but not charged.
 package resourcequota
 
 import (
@@ -21,8 +38,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
-	"podline.dev/pkg/resource"
+	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/object"
+	"podline.dev/pkg/quota"
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/apiserver/internal/admission"
 )
@@ -30,81 +51,250 @@ import (
 // Name is the plugin's name in spans.
 const Name = "ResourceQuota"
 
-// Plugin validates pod creates against their namespace's quotas.
+// Retries is how many times a charge that conflicted is tried again, as
+// Kubernetes' quota evaluator does.
+const Retries = 3
+
+// StatusWriter writes a quota's status, failing with a Conflict when the
+// quota's resourceVersion is no longer the stored one.
+type StatusWriter interface {
+	UpdateStatus(ctx context.Context, q *corev1.ResourceQuota) error
+}
+
+// Sources are what the plugin reads and writes.
+type Sources struct {
+	// Quotas lists a namespace's quotas, from a cache when it has them; it
+	// tells the plugin whether a create needs charging at all.
+	Quotas admission.Lister
+	// LiveQuotas lists them from storage: what a charge is computed from.
+	LiveQuotas admission.Lister
+	// Pods lists a namespace's pods from storage, for a quota whose
+	// status.used lacks a pod resource.
+	Pods admission.Lister
+	// Status writes the charged quotas.
+	Status StatusWriter
+	// Now is the time pods are judged at (stuck terminating); nil is time.Now.
+	Now func() time.Time
+}
+
+// Plugin charges creates to their namespace's quotas.
 type Plugin struct {
-	quotas, pods admission.Lister
+	src   Sources
+	locks namespaceLocks
 }
 
 var _ admission.Validator = (*Plugin)(nil)
 
-// New returns the plugin reading quotas and pods from the listers.
-func New(quotas, pods admission.Lister) *Plugin { return &Plugin{quotas: quotas, pods: pods} }
+// New returns the plugin over src.
+func New(src Sources) *Plugin {
+	if src.Now == nil {
+		src.Now = time.Now
+	}
+	return &Plugin{src: src}
+}
 
 // Name implements admission.Validator.
 func (*Plugin) Name() string { return Name }
 
 // Validate implements admission.Validator.
 func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
-	if a.Operation != admission.Create || !a.Is("", "Pod") {
+	if a.Operation != admission.Create || a.Subresource != "" || a.Namespace == "" {
 		return nil
 	}
-	quotas, err := p.quotas.List(ctx, a.Namespace)
-	if err != nil || len(quotas) == 0 {
+	c := newCharge(a)
+	cached, err := p.src.Quotas.List(ctx, a.Namespace)
+	if err != nil || !c.concerns(cached) {
 		return err
 	}
-	pod := a.Object.(*corev1.Pod)
-	var used Usage
-	requested := podUsage(pod)
-	for _, o := range quotas {
-		q := o.(*corev1.ResourceQuota)
-		hard := hardLimits(q)
-		if len(hard) == 0 {
-			continue
+	unlock := p.locks.lock(a.Namespace)
+	defer unlock()
+	quotas, err := p.src.LiveQuotas.List(ctx, a.Namespace)
+	if err != nil {
+		return err
+	}
+	var lastErr error
+	for range Retries + 1 {
+		changed, err := p.check(ctx, c, quotas)
+		if err != nil || a.DryRun {
+			return err
 		}
-		if msg := failedQuota(q, pod, hard); msg != "" {
-			return a.Forbidden(msg)
-		}
-		if used == nil {
-			if used, err = p.usage(ctx, a.Namespace, pod); err != nil {
+		var failed []string
+		for _, q := range changed {
+			switch err := p.src.Status.UpdateStatus(ctx, q); {
+			case apierrors.IsConflict(err):
+				failed = append(failed, q.GetMetadata().GetName())
+				lastErr = err
+			case err != nil:
 				return err
 			}
 		}
-		var over []string
-		for _, name := range sortedNames(hard) {
-			if requested[name] > 0 && used[name]+requested[name] > hard[name] {
-				over = append(over, name)
-			}
+		if len(failed) == 0 {
+			return nil
 		}
-		if len(over) > 0 {
-			return a.Forbidden(fmt.Sprintf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
-				q.GetMetadata().GetName(), list(over, requested), list(over, used), list(over, hard)))
+		if quotas, err = p.reread(ctx, a.Namespace, failed); err != nil {
+			return err
 		}
 	}
-	return nil
+	return lastErr
 }
 
-// hardLimits are a quota's tracked limits in milli-units.
-func hardLimits(q *corev1.ResourceQuota) Usage {
-	out := Usage{}
-	for k, v := range q.GetSpec().GetHard() {
-		name := canonical(k)
-		if !slices.Contains([]string{Pods, RequestsCPU, RequestsMemory, LimitsCPU, LimitsMemory}, name) {
-			continue
-		}
-		m, err := resource.ParseMilli(v)
-		if err != nil {
-			continue
-		}
-		out[name] = m
+// reread lists the namespace's quotas again, keeping those named.
+func (p *Plugin) reread(ctx context.Context, namespace string, names []string) ([]object.Object, error) {
+	all, err := p.src.LiveQuotas.List(ctx, namespace)
+	if err != nil {
+		return nil, err
 	}
+	var out []object.Object
+	for _, o := range all {
+		if slices.Contains(names, o.GetMetadata().GetName()) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// charge is what one create asks of its namespace's quotas.
+type charge struct {
+	a *admission.Attributes
+	// pod is set when the object is a pod.
+	pod *corev1.Pod
+	// requested is the object's usage under every name it answers to.
+	requested quota.Usage
+}
+
+func newCharge(a *admission.Attributes) *charge {
+	c := &charge{a: a}
+	if pod, ok := a.Object.(*corev1.Pod); ok && a.Is("", "Pod") {
+		c.pod = pod
+		c.requested = quota.PodUsage(pod)
+		return c
+	}
+	c.requested = quota.CountUsage(a.Resource.Group.Name, a.Resource.Name, 1)
+	return c
+}
+
+// matching are the names in hard this create is measured under.
+func (c *charge) matching(hard map[string]string) []string {
+	var out []string
+	for name := range hard {
+		if _, ok := c.requested[name]; ok {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
-func failedQuota(q *corev1.ResourceQuota, pod *corev1.Pod, hard Usage) string {
+// concerns reports whether some quota tracks what the create uses.
+func (c *charge) concerns(quotas []object.Object) bool {
+	for _, o := range quotas {
+		if len(c.matching(o.(*corev1.ResourceQuota).GetSpec().GetHard())) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// check measures the create against each quota and returns the quotas
+// with the charge added to their status, ready to be written.
+func (p *Plugin) check(ctx context.Context, c *charge, quotas []object.Object) ([]*corev1.ResourceQuota, error) {
+	var (
+		out     []*corev1.ResourceQuota
+		podsNow quota.Usage
+	)
+	for _, o := range quotas {
+		q := o.(*corev1.ResourceQuota)
+		hard := q.GetSpec().GetHard()
+		names := c.matching(hard)
+		if len(names) == 0 {
+			continue
+		}
+		if msg := failedQuota(q, c.pod, names); msg != "" {
+			return nil, c.a.Forbidden(msg)
+		}
+		used := quota.Parse(q.GetStatus().GetUsed())
+		var unknown []string
+		for _, n := range names {
+			if _, ok := used[n]; !ok {
+				unknown = append(unknown, n)
+			}
+		}
+		if len(unknown) > 0 {
+			if c.pod == nil {
+				return nil, c.a.Forbidden(fmt.Sprintf("status unknown for quota: %s, resources: %s",
+					q.GetMetadata().GetName(), strings.Join(unknown, ",")))
+			}
+			if podsNow == nil {
+				var err error
+				if podsNow, err = p.podsUsage(ctx, c); err != nil {
+					return nil, err
+				}
+			}
+			for _, n := range unknown {
+				used[n] = podsNow[n]
+			}
+		}
+		limits := quota.Parse(hard)
+		var over []string
+		for _, n := range names {
+			if c.requested[n] > 0 && used[n]+c.requested[n] > limits[n] {
+				over = append(over, n)
+			}
+		}
+		if len(over) > 0 {
+			return nil, c.a.Forbidden(fmt.Sprintf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
+				q.GetMetadata().GetName(), list(over, c.requested), list(over, used), list(over, limits)))
+		}
+		next := charged(q, used, c.requested.Mask(names))
+		if quota.Equal(next.Status.Used, q.GetStatus().GetUsed()) && quota.Equal(next.Status.Hard, q.GetStatus().GetHard()) {
+			continue
+		}
+		out = append(out, next)
+	}
+	return out, nil
+}
+
+// charged is q with status.hard = spec.hard and status.used = used plus
+// the charge, keeping q's resourceVersion as the write's precondition.
+func charged(q *corev1.ResourceQuota, used, charge quota.Usage) *corev1.ResourceQuota {
+	next := object.Copy(q)
+	u := quota.Parse(q.GetStatus().GetUsed())
+	for n, v := range used {
+		u[n] = v
+	}
+	u.Add(charge)
+	hard := make(map[string]string, len(q.GetSpec().GetHard()))
+	for k, v := range q.GetSpec().GetHard() {
+		hard[k] = v
+	}
+	next.Status = &corev1.ResourceQuotaStatus{Hard: hard, Used: u.Strings()}
+	return next
+}
+
+// podsUsage sums what the namespace's pods use, leaving out the pod being
+// created (a retried create).
+func (p *Plugin) podsUsage(ctx context.Context, c *charge) (quota.Usage, error) {
+	objs, err := p.src.Pods.List(ctx, c.a.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	pods := make([]*corev1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if o.GetMetadata().GetName() != c.pod.GetMetadata().GetName() {
+			pods = append(pods, o.(*corev1.Pod))
+		}
+	}
+	return quota.PodsUsage(pods, p.src.Now()), nil
+}
+
+func failedQuota(q *corev1.ResourceQuota, pod *corev1.Pod, names []string) string {
+	if pod == nil {
+		return ""
+	}
 	var parts []string
-	for _, name := range sortedNames(hard) {
-		if names := missing(pod, name); len(names) > 0 {
-			parts = append(parts, fmt.Sprintf("%s for: %s", name, strings.Join(names, ",")))
+	for _, name := range names {
+		if missing := quota.Missing(pod, name); len(missing) > 0 {
+			parts = append(parts, fmt.Sprintf("%s for: %s", name, strings.Join(missing, ",")))
 		}
 	}
 	if len(parts) == 0 {
@@ -113,43 +303,46 @@ func failedQuota(q *corev1.ResourceQuota, pod *corev1.Pod, hard Usage) string {
 	return fmt.Sprintf("failed quota: %s: must specify %s", q.GetMetadata().GetName(), strings.Join(parts, "; "))
 }
 
-// usage sums what the namespace's live pods use, leaving out pod itself
-// (a retried create) and pods that have finished.
-func (p *Plugin) usage(ctx context.Context, namespace string, pod *corev1.Pod) (Usage, error) {
-	objs, err := p.pods.List(ctx, namespace)
-	if err != nil {
-		return nil, err
-	}
-	total := Usage{}
-	for _, o := range objs {
-		other := o.(*corev1.Pod)
-		if other.GetMetadata().GetName() == pod.GetMetadata().GetName() {
-			continue
-		}
-		if ph := other.GetStatus().GetPhase(); ph == "Succeeded" || ph == "Failed" {
-			continue
-		}
-		for k, v := range podUsage(other) {
-			total[k] += v
-		}
-	}
-	return total, nil
-}
-
-func sortedNames(u Usage) []string {
-	out := make([]string, 0, len(u))
-	for k := range u {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // list renders "pods=1,requests.cpu=500m" for the named resources.
-func list(names []string, u Usage) string {
+func list(names []string, u quota.Usage) string {
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = n + "=" + format(n, u[n])
+		parts[i] = n + "=" + quota.Format(n, u[n])
 	}
 	return strings.Join(parts, ",")
+}
+
+// namespaceLocks serialise the charges of one namespace.
+type namespaceLocks struct {
+	mu    sync.Mutex
+	locks map[string]*namespaceLock
+}
+
+type namespaceLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// lock takes namespace's lock and returns its release.
+func (l *namespaceLocks) lock(namespace string) func() {
+	l.mu.Lock()
+	if l.locks == nil {
+		l.locks = map[string]*namespaceLock{}
+	}
+	nl := l.locks[namespace]
+	if nl == nil {
+		nl = &namespaceLock{}
+		l.locks[namespace] = nl
+	}
+	nl.refs++
+	l.mu.Unlock()
+	nl.mu.Lock()
+	return func() {
+		nl.mu.Unlock()
+		l.mu.Lock()
+		if nl.refs--; nl.refs == 0 {
+			delete(l.locks, namespace)
+		}
+		l.mu.Unlock()
+	}
 }
