@@ -27,14 +27,22 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Deployment declares the desired state of a set of pods and their rollouts.
+// Deployment declares the desired state of a set of identical pods and rolls
+// out changes to them through ReplicaSets.
 type Deployment struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *DeploymentSpec        `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
-	Status        *DeploymentStatus      `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The desired behaviour of the Deployment.
+	Spec *DeploymentSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	// The Deployment's most recently observed state. Read-only for clients.
+	Status        *DeploymentStatus `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -104,16 +112,28 @@ func (x *Deployment) GetStatus() *DeploymentStatus {
 	return nil
 }
 
+// DeploymentSpec is the desired state of a Deployment.
 type DeploymentSpec struct {
-	state                   protoimpl.MessageState `protogen:"open.v1"`
-	Replicas                *int32                 `protobuf:"varint,1,opt,name=replicas,proto3,oneof" json:"replicas,omitempty"`
-	Selector                *v1.LabelSelector      `protobuf:"bytes,2,opt,name=selector,proto3" json:"selector,omitempty"`
-	Template                *v11.PodTemplateSpec   `protobuf:"bytes,3,opt,name=template,proto3" json:"template,omitempty"`
-	Strategy                *DeploymentStrategy    `protobuf:"bytes,4,opt,name=strategy,proto3" json:"strategy,omitempty"`
-	MinReadySeconds         int32                  `protobuf:"varint,5,opt,name=min_ready_seconds,json=minReadySeconds,proto3" json:"min_ready_seconds,omitempty"`
-	RevisionHistoryLimit    *int32                 `protobuf:"varint,6,opt,name=revision_history_limit,json=revisionHistoryLimit,proto3,oneof" json:"revision_history_limit,omitempty"`
-	Paused                  bool                   `protobuf:"varint,7,opt,name=paused,proto3" json:"paused,omitempty"`
-	ProgressDeadlineSeconds *int32                 `protobuf:"varint,8,opt,name=progress_deadline_seconds,json=progressDeadlineSeconds,proto3,oneof" json:"progress_deadline_seconds,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Number of desired pods. Default 1.
+	Replicas *int32 `protobuf:"varint,1,opt,name=replicas,proto3,oneof" json:"replicas,omitempty"`
+	// Label selector of the pods the Deployment manages; it must match the
+	// template's labels and cannot be changed.
+	Selector *v1.LabelSelector `protobuf:"bytes,2,opt,name=selector,proto3" json:"selector,omitempty"`
+	// The pod template of the pods the Deployment creates through ReplicaSets.
+	Template *v11.PodTemplateSpec `protobuf:"bytes,3,opt,name=template,proto3" json:"template,omitempty"`
+	// How old pods are replaced by new ones: RollingUpdate (default) or Recreate.
+	Strategy *DeploymentStrategy `protobuf:"bytes,4,opt,name=strategy,proto3" json:"strategy,omitempty"`
+	// Seconds a new pod must be ready, with no container crashing, to count as
+	// available. Default 0.
+	MinReadySeconds int32 `protobuf:"varint,5,opt,name=min_ready_seconds,json=minReadySeconds,proto3" json:"min_ready_seconds,omitempty"`
+	// How many old ReplicaSets are kept for rollbacks. Default 10.
+	RevisionHistoryLimit *int32 `protobuf:"varint,6,opt,name=revision_history_limit,json=revisionHistoryLimit,proto3,oneof" json:"revision_history_limit,omitempty"`
+	// Stop rolling out changes to the template until unpaused.
+	Paused bool `protobuf:"varint,7,opt,name=paused,proto3" json:"paused,omitempty"`
+	// Seconds a rollout may go without progress before the Deployment reports it
+	// failed (Progressing False). Default 600.
+	ProgressDeadlineSeconds *int32 `protobuf:"varint,8,opt,name=progress_deadline_seconds,json=progressDeadlineSeconds,proto3,oneof" json:"progress_deadline_seconds,omitempty"`
 	unknownFields           protoimpl.UnknownFields
 	sizeCache               protoimpl.SizeCache
 }
@@ -204,10 +224,12 @@ func (x *DeploymentSpec) GetProgressDeadlineSeconds() int32 {
 	return 0
 }
 
+// DeploymentStrategy is how a Deployment replaces old pods with new ones.
 type DeploymentStrategy struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// "Recreate" or "RollingUpdate".
-	Type          string                   `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// Recreate (kill every old pod first) or RollingUpdate (the default).
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// Parameters of a rolling update.
 	RollingUpdate *RollingUpdateDeployment `protobuf:"bytes,2,opt,name=rolling_update,json=rollingUpdate,proto3" json:"rolling_update,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -257,12 +279,17 @@ func (x *DeploymentStrategy) GetRollingUpdate() *RollingUpdateDeployment {
 	return nil
 }
 
+// RollingUpdateDeployment bounds how fast a rolling update goes.
 type RollingUpdateDeployment struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	MaxUnavailable *v1.IntOrString        `protobuf:"bytes,1,opt,name=max_unavailable,json=maxUnavailable,proto3" json:"max_unavailable,omitempty"`
-	MaxSurge       *v1.IntOrString        `protobuf:"bytes,2,opt,name=max_surge,json=maxSurge,proto3" json:"max_surge,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many pods, as a number or a percentage of replicas, may be unavailable
+	// during the update. Default 25%.
+	MaxUnavailable *v1.IntOrString `protobuf:"bytes,1,opt,name=max_unavailable,json=maxUnavailable,proto3" json:"max_unavailable,omitempty"`
+	// How many pods, as a number or a percentage of replicas, may exist above the
+	// desired count during the update. Default 25%.
+	MaxSurge      *v1.IntOrString `protobuf:"bytes,2,opt,name=max_surge,json=maxSurge,proto3" json:"max_surge,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RollingUpdateDeployment) Reset() {
@@ -309,19 +336,30 @@ func (x *RollingUpdateDeployment) GetMaxSurge() *v1.IntOrString {
 	return nil
 }
 
+// DeploymentStatus is the observed state of a Deployment.
 type DeploymentStatus struct {
-	state               protoimpl.MessageState `protogen:"open.v1"`
-	ObservedGeneration  int64                  `protobuf:"varint,1,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
-	Replicas            int32                  `protobuf:"varint,2,opt,name=replicas,proto3" json:"replicas,omitempty"`
-	UpdatedReplicas     int32                  `protobuf:"varint,3,opt,name=updated_replicas,json=updatedReplicas,proto3" json:"updated_replicas,omitempty"`
-	ReadyReplicas       int32                  `protobuf:"varint,4,opt,name=ready_replicas,json=readyReplicas,proto3" json:"ready_replicas,omitempty"`
-	AvailableReplicas   int32                  `protobuf:"varint,5,opt,name=available_replicas,json=availableReplicas,proto3" json:"available_replicas,omitempty"`
-	UnavailableReplicas int32                  `protobuf:"varint,6,opt,name=unavailable_replicas,json=unavailableReplicas,proto3" json:"unavailable_replicas,omitempty"`
-	TerminatingReplicas *int32                 `protobuf:"varint,7,opt,name=terminating_replicas,json=terminatingReplicas,proto3,oneof" json:"terminating_replicas,omitempty"`
-	Conditions          []*DeploymentCondition `protobuf:"bytes,8,rep,name=conditions,proto3" json:"conditions,omitempty"`
-	CollisionCount      *int32                 `protobuf:"varint,9,opt,name=collision_count,json=collisionCount,proto3,oneof" json:"collision_count,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The metadata.generation the controller last acted on.
+	ObservedGeneration int64 `protobuf:"varint,1,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
+	// Pods the Deployment's ReplicaSets have, not counting terminating ones.
+	Replicas int32 `protobuf:"varint,2,opt,name=replicas,proto3" json:"replicas,omitempty"`
+	// Pods that run the newest template.
+	UpdatedReplicas int32 `protobuf:"varint,3,opt,name=updated_replicas,json=updatedReplicas,proto3" json:"updated_replicas,omitempty"`
+	// Pods whose Ready condition is True.
+	ReadyReplicas int32 `protobuf:"varint,4,opt,name=ready_replicas,json=readyReplicas,proto3" json:"ready_replicas,omitempty"`
+	// Pods ready for at least minReadySeconds.
+	AvailableReplicas int32 `protobuf:"varint,5,opt,name=available_replicas,json=availableReplicas,proto3" json:"available_replicas,omitempty"`
+	// Pods still needed for the Deployment to have all its replicas available.
+	UnavailableReplicas int32 `protobuf:"varint,6,opt,name=unavailable_replicas,json=unavailableReplicas,proto3" json:"unavailable_replicas,omitempty"`
+	// Pods being deleted.
+	TerminatingReplicas *int32 `protobuf:"varint,7,opt,name=terminating_replicas,json=terminatingReplicas,proto3,oneof" json:"terminating_replicas,omitempty"`
+	// The Deployment's conditions: Available, Progressing, ReplicaFailure.
+	Conditions []*DeploymentCondition `protobuf:"bytes,8,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	// Raised when the name of a new ReplicaSet collides, to make the next name
+	// unique.
+	CollisionCount *int32 `protobuf:"varint,9,opt,name=collision_count,json=collisionCount,proto3,oneof" json:"collision_count,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *DeploymentStatus) Reset() {
@@ -417,16 +455,23 @@ func (x *DeploymentStatus) GetCollisionCount() int32 {
 	return 0
 }
 
+// DeploymentCondition is one condition of a Deployment.
 type DeploymentCondition struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Type               string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	Status             string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	LastUpdateTime     *v1.Time               `protobuf:"bytes,3,opt,name=last_update_time,json=lastUpdateTime,proto3" json:"last_update_time,omitempty"`
-	LastTransitionTime *v1.Time               `protobuf:"bytes,4,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
-	Reason             string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message            string                 `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Available, Progressing or ReplicaFailure.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// True, False or Unknown.
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// When the condition was last updated.
+	LastUpdateTime *v1.Time `protobuf:"bytes,3,opt,name=last_update_time,json=lastUpdateTime,proto3" json:"last_update_time,omitempty"`
+	// When the status last changed.
+	LastTransitionTime *v1.Time `protobuf:"bytes,4,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
+	// A CamelCase word on the last transition, such as NewReplicaSetAvailable.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A human-readable note on the last transition.
+	Message       string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeploymentCondition) Reset() {
@@ -501,14 +546,22 @@ func (x *DeploymentCondition) GetMessage() string {
 	return ""
 }
 
-// ReplicaSet keeps a number of identical pods running.
+// ReplicaSet keeps a number of identical pods, matched by a selector, running
+// at all times.
 type ReplicaSet struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *ReplicaSetSpec        `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
-	Status        *ReplicaSetStatus      `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The desired behaviour of the ReplicaSet.
+	Spec *ReplicaSetSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	// The ReplicaSet's most recently observed state. Read-only for clients.
+	Status        *ReplicaSetStatus `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -578,14 +631,20 @@ func (x *ReplicaSet) GetStatus() *ReplicaSetStatus {
 	return nil
 }
 
+// ReplicaSetSpec is the desired state of a ReplicaSet.
 type ReplicaSetSpec struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Replicas        *int32                 `protobuf:"varint,1,opt,name=replicas,proto3,oneof" json:"replicas,omitempty"`
-	MinReadySeconds int32                  `protobuf:"varint,2,opt,name=min_ready_seconds,json=minReadySeconds,proto3" json:"min_ready_seconds,omitempty"`
-	Selector        *v1.LabelSelector      `protobuf:"bytes,3,opt,name=selector,proto3" json:"selector,omitempty"`
-	Template        *v11.PodTemplateSpec   `protobuf:"bytes,4,opt,name=template,proto3" json:"template,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Number of desired pods. Default 1.
+	Replicas *int32 `protobuf:"varint,1,opt,name=replicas,proto3,oneof" json:"replicas,omitempty"`
+	// Seconds a new pod must be ready to count as available. Default 0.
+	MinReadySeconds int32 `protobuf:"varint,2,opt,name=min_ready_seconds,json=minReadySeconds,proto3" json:"min_ready_seconds,omitempty"`
+	// Label selector of the pods the ReplicaSet counts; it must match the
+	// template's labels.
+	Selector *v1.LabelSelector `protobuf:"bytes,3,opt,name=selector,proto3" json:"selector,omitempty"`
+	// The pod template of the pods created when too few exist.
+	Template      *v11.PodTemplateSpec `protobuf:"bytes,4,opt,name=template,proto3" json:"template,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReplicaSetSpec) Reset() {
@@ -646,17 +705,25 @@ func (x *ReplicaSetSpec) GetTemplate() *v11.PodTemplateSpec {
 	return nil
 }
 
+// ReplicaSetStatus is the observed state of a ReplicaSet.
 type ReplicaSetStatus struct {
-	state                protoimpl.MessageState `protogen:"open.v1"`
-	Replicas             int32                  `protobuf:"varint,1,opt,name=replicas,proto3" json:"replicas,omitempty"`
-	FullyLabeledReplicas int32                  `protobuf:"varint,2,opt,name=fully_labeled_replicas,json=fullyLabeledReplicas,proto3" json:"fully_labeled_replicas,omitempty"`
-	ReadyReplicas        int32                  `protobuf:"varint,3,opt,name=ready_replicas,json=readyReplicas,proto3" json:"ready_replicas,omitempty"`
-	AvailableReplicas    int32                  `protobuf:"varint,4,opt,name=available_replicas,json=availableReplicas,proto3" json:"available_replicas,omitempty"`
-	TerminatingReplicas  *int32                 `protobuf:"varint,5,opt,name=terminating_replicas,json=terminatingReplicas,proto3,oneof" json:"terminating_replicas,omitempty"`
-	ObservedGeneration   int64                  `protobuf:"varint,6,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
-	Conditions           []*ReplicaSetCondition `protobuf:"bytes,7,rep,name=conditions,proto3" json:"conditions,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Pods the ReplicaSet has, not counting terminating ones.
+	Replicas int32 `protobuf:"varint,1,opt,name=replicas,proto3" json:"replicas,omitempty"`
+	// Pods whose labels match the template's.
+	FullyLabeledReplicas int32 `protobuf:"varint,2,opt,name=fully_labeled_replicas,json=fullyLabeledReplicas,proto3" json:"fully_labeled_replicas,omitempty"`
+	// Pods whose Ready condition is True.
+	ReadyReplicas int32 `protobuf:"varint,3,opt,name=ready_replicas,json=readyReplicas,proto3" json:"ready_replicas,omitempty"`
+	// Pods ready for at least minReadySeconds.
+	AvailableReplicas int32 `protobuf:"varint,4,opt,name=available_replicas,json=availableReplicas,proto3" json:"available_replicas,omitempty"`
+	// Pods being deleted.
+	TerminatingReplicas *int32 `protobuf:"varint,5,opt,name=terminating_replicas,json=terminatingReplicas,proto3,oneof" json:"terminating_replicas,omitempty"`
+	// The metadata.generation the controller last acted on.
+	ObservedGeneration int64 `protobuf:"varint,6,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
+	// The ReplicaSet's conditions, such as ReplicaFailure.
+	Conditions    []*ReplicaSetCondition `protobuf:"bytes,7,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReplicaSetStatus) Reset() {
@@ -738,15 +805,21 @@ func (x *ReplicaSetStatus) GetConditions() []*ReplicaSetCondition {
 	return nil
 }
 
+// ReplicaSetCondition is one condition of a ReplicaSet.
 type ReplicaSetCondition struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Type               string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	Status             string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	LastTransitionTime *v1.Time               `protobuf:"bytes,3,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
-	Reason             string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message            string                 `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The condition's type, such as ReplicaFailure.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// True, False or Unknown.
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// When the status last changed.
+	LastTransitionTime *v1.Time `protobuf:"bytes,3,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
+	// A CamelCase word on the last transition.
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A human-readable note on the last transition.
+	Message       string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReplicaSetCondition) Reset() {

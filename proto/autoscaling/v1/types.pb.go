@@ -26,14 +26,22 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Scale is the desired and observed replica count of a scalable resource.
+// Scale is the desired and observed replica count of a scalable resource, the
+// body of its scale subresource.
 type Scale struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *ScaleSpec             `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
-	Status        *ScaleStatus           `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The desired number of replicas.
+	Spec *ScaleSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	// The observed number of replicas.
+	Status        *ScaleStatus `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -103,9 +111,11 @@ func (x *Scale) GetStatus() *ScaleStatus {
 	return nil
 }
 
+// ScaleSpec is the desired scale.
 type ScaleSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Replicas      int32                  `protobuf:"varint,1,opt,name=replicas,proto3" json:"replicas,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The desired number of replicas.
+	Replicas      int32 `protobuf:"varint,1,opt,name=replicas,proto3" json:"replicas,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -147,10 +157,12 @@ func (x *ScaleSpec) GetReplicas() int32 {
 	return 0
 }
 
+// ScaleStatus is the observed scale.
 type ScaleStatus struct {
-	state    protoimpl.MessageState `protogen:"open.v1"`
-	Replicas int32                  `protobuf:"varint,1,opt,name=replicas,proto3" json:"replicas,omitempty"`
-	// selector is the label selector of the pods, in its string form.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The number of replicas observed.
+	Replicas int32 `protobuf:"varint,1,opt,name=replicas,proto3" json:"replicas,omitempty"`
+	// The label selector of the pods, in its string form (app=web).
 	Selector      string `protobuf:"bytes,2,opt,name=selector,proto3" json:"selector,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -202,13 +214,19 @@ func (x *ScaleStatus) GetSelector() string {
 
 // ScaleWriteRequest carries a Scale to write.
 type ScaleWriteRequest struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Namespace       string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Name            string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Object          *Scale                 `protobuf:"bytes,3,opt,name=object,proto3" json:"object,omitempty"`
-	DryRun          []string               `protobuf:"bytes,4,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
-	FieldManager    string                 `protobuf:"bytes,5,opt,name=field_manager,json=fieldManager,proto3" json:"field_manager,omitempty"`
-	FieldValidation string                 `protobuf:"bytes,6,opt,name=field_validation,json=fieldValidation,proto3" json:"field_validation,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The scaled object's namespace.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The scaled object's name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The Scale to write.
+	Object *Scale `protobuf:"bytes,3,opt,name=object,proto3" json:"object,omitempty"`
+	// With All, the write is checked but not stored.
+	DryRun []string `protobuf:"bytes,4,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// The name of the actor making the change, for managed fields.
+	FieldManager string `protobuf:"bytes,5,opt,name=field_manager,json=fieldManager,proto3" json:"field_manager,omitempty"`
+	// What to do with unknown or duplicate fields: Ignore, Warn or Strict.
+	FieldValidation string `protobuf:"bytes,6,opt,name=field_validation,json=fieldValidation,proto3" json:"field_validation,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }

@@ -1,6 +1,8 @@
 // Command protogen writes each API group's api.proto (lists, watch events,
 // write requests and one gRPC service per resource) and gateway.yaml (the
-// REST routes at Kubernetes' paths) from the resource table in package apis.
+// REST routes at Kubernetes' paths) from the resource table in package apis,
+// and all/descriptions.go from the leading comments of every types.proto
+// (the descriptions the apiserver's OpenAPI documents carry).
 // Run it from the proto/ directory: go run ./cmd/protogen.
 package main
 
@@ -32,6 +34,11 @@ func main() {
 		log.Fatal(err)
 	}
 	write(filepath.Join(root, "all", "all.go"), allGroups())
+	descriptions, err := descriptionsGo(root)
+	if err != nil {
+		log.Fatal(err)
+	}
+	write(filepath.Join(root, "all", "descriptions.go"), descriptions)
 }
 
 func write(path string, b []byte) {

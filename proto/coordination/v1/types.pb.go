@@ -26,13 +26,20 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Lease is a lease held by one holder, used for leader election and node heartbeats.
+// Lease is a lease held by one holder, used for leader election and node
+// heartbeats.
 type Lease struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *LeaseSpec             `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The lease's holder and timing.
+	Spec          *LeaseSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -95,15 +102,25 @@ func (x *Lease) GetSpec() *LeaseSpec {
 	return nil
 }
 
+// LeaseSpec is who holds a lease and until when.
 type LeaseSpec struct {
-	state                protoimpl.MessageState `protogen:"open.v1"`
-	HolderIdentity       *string                `protobuf:"bytes,1,opt,name=holder_identity,json=holderIdentity,proto3,oneof" json:"holder_identity,omitempty"`
-	LeaseDurationSeconds *int32                 `protobuf:"varint,2,opt,name=lease_duration_seconds,json=leaseDurationSeconds,proto3,oneof" json:"lease_duration_seconds,omitempty"`
-	AcquireTime          *v1.MicroTime          `protobuf:"bytes,3,opt,name=acquire_time,json=acquireTime,proto3" json:"acquire_time,omitempty"`
-	RenewTime            *v1.MicroTime          `protobuf:"bytes,4,opt,name=renew_time,json=renewTime,proto3" json:"renew_time,omitempty"`
-	LeaseTransitions     *int32                 `protobuf:"varint,5,opt,name=lease_transitions,json=leaseTransitions,proto3,oneof" json:"lease_transitions,omitempty"`
-	// CoordinatedLeaseStrategy, e.g. "OldestEmulationVersion".
-	Strategy        *string `protobuf:"bytes,6,opt,name=strategy,proto3,oneof" json:"strategy,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The identity of the current holder.
+	HolderIdentity *string `protobuf:"bytes,1,opt,name=holder_identity,json=holderIdentity,proto3,oneof" json:"holder_identity,omitempty"`
+	// Seconds candidates wait after the last renewal before they may take the
+	// lease.
+	LeaseDurationSeconds *int32 `protobuf:"varint,2,opt,name=lease_duration_seconds,json=leaseDurationSeconds,proto3,oneof" json:"lease_duration_seconds,omitempty"`
+	// When the current holder took the lease.
+	AcquireTime *v1.MicroTime `protobuf:"bytes,3,opt,name=acquire_time,json=acquireTime,proto3" json:"acquire_time,omitempty"`
+	// When the holder last renewed the lease.
+	RenewTime *v1.MicroTime `protobuf:"bytes,4,opt,name=renew_time,json=renewTime,proto3" json:"renew_time,omitempty"`
+	// How many times the lease has changed holders.
+	LeaseTransitions *int32 `protobuf:"varint,5,opt,name=lease_transitions,json=leaseTransitions,proto3,oneof" json:"lease_transitions,omitempty"`
+	// How the holder is chosen when coordinated leader election is used, such as
+	// OldestEmulationVersion.
+	Strategy *string `protobuf:"bytes,6,opt,name=strategy,proto3,oneof" json:"strategy,omitempty"`
+	// A holder the current one should hand the lease to, under coordinated leader
+	// election.
 	PreferredHolder *string `protobuf:"bytes,7,opt,name=preferred_holder,json=preferredHolder,proto3,oneof" json:"preferred_holder,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache

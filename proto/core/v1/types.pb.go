@@ -26,17 +26,26 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ObjectReference points at one object, possibly at a field within it.
 type ObjectReference struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Kind            string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	Namespace       string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Name            string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	Uid             string                 `protobuf:"bytes,4,opt,name=uid,proto3" json:"uid,omitempty"`
-	ApiVersion      string                 `protobuf:"bytes,5,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	ResourceVersion string                 `protobuf:"bytes,6,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
-	FieldPath       string                 `protobuf:"bytes,7,opt,name=field_path,json=fieldPath,proto3" json:"field_path,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Kind of the referent.
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Namespace of the referent.
+	Namespace string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Name of the referent.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// UID of the referent.
+	Uid string `protobuf:"bytes,4,opt,name=uid,proto3" json:"uid,omitempty"`
+	// API version of the referent.
+	ApiVersion string `protobuf:"bytes,5,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// The referent's resourceVersion the reference was made at.
+	ResourceVersion string `protobuf:"bytes,6,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
+	// A field within the referent, such as spec.containers{web} for one container
+	// of a pod.
+	FieldPath     string `protobuf:"bytes,7,opt,name=field_path,json=fieldPath,proto3" json:"field_path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ObjectReference) Reset() {
@@ -118,9 +127,11 @@ func (x *ObjectReference) GetFieldPath() string {
 	return ""
 }
 
+// LocalObjectReference names an object in the same namespace.
 type LocalObjectReference struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the referent.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -162,13 +173,24 @@ func (x *LocalObjectReference) GetName() string {
 	return ""
 }
 
+// Pod is a group of containers that share a network namespace and volumes and
+// run together on one node. Clients create pods; the scheduler places them and
+// the node's kubelet runs them.
 type Pod struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *PodSpec               `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
-	Status        *PodStatus             `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The desired behaviour of the pod.
+	Spec *PodSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	// The pod's most recently observed state, written by the kubelet. Read-only
+	// for clients.
+	Status        *PodStatus `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -238,48 +260,100 @@ func (x *Pod) GetStatus() *PodStatus {
 	return nil
 }
 
+// PodSpec describes a pod: its containers, volumes and how it is scheduled and
+// run.
 type PodSpec struct {
-	state                         protoimpl.MessageState `protogen:"open.v1"`
-	Volumes                       []*Volume              `protobuf:"bytes,1,rep,name=volumes,proto3" json:"volumes,omitempty"`
-	InitContainers                []*Container           `protobuf:"bytes,2,rep,name=init_containers,json=initContainers,proto3" json:"init_containers,omitempty"`
-	Containers                    []*Container           `protobuf:"bytes,3,rep,name=containers,proto3" json:"containers,omitempty"`
-	RestartPolicy                 string                 `protobuf:"bytes,4,opt,name=restart_policy,json=restartPolicy,proto3" json:"restart_policy,omitempty"`
-	TerminationGracePeriodSeconds *int64                 `protobuf:"varint,5,opt,name=termination_grace_period_seconds,json=terminationGracePeriodSeconds,proto3,oneof" json:"termination_grace_period_seconds,omitempty"`
-	ActiveDeadlineSeconds         *int64                 `protobuf:"varint,6,opt,name=active_deadline_seconds,json=activeDeadlineSeconds,proto3,oneof" json:"active_deadline_seconds,omitempty"`
-	DnsPolicy                     string                 `protobuf:"bytes,7,opt,name=dns_policy,json=dnsPolicy,proto3" json:"dns_policy,omitempty"`
-	NodeSelector                  map[string]string      `protobuf:"bytes,8,rep,name=node_selector,json=nodeSelector,proto3" json:"node_selector,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	ServiceAccountName            string                 `protobuf:"bytes,9,opt,name=service_account_name,json=serviceAccountName,proto3" json:"service_account_name,omitempty"`
-	// Deprecated alias of serviceAccountName, kept because Kubernetes still fills it.
-	ServiceAccount               string                      `protobuf:"bytes,10,opt,name=service_account,json=serviceAccount,proto3" json:"service_account,omitempty"`
-	AutomountServiceAccountToken *bool                       `protobuf:"varint,11,opt,name=automount_service_account_token,json=automountServiceAccountToken,proto3,oneof" json:"automount_service_account_token,omitempty"`
-	NodeName                     string                      `protobuf:"bytes,12,opt,name=node_name,json=nodeName,proto3" json:"node_name,omitempty"`
-	HostNetwork                  bool                        `protobuf:"varint,13,opt,name=host_network,json=hostNetwork,proto3" json:"host_network,omitempty"`
-	HostPid                      bool                        `protobuf:"varint,14,opt,name=host_pid,json=hostPID,proto3" json:"host_pid,omitempty"`
-	HostIpc                      bool                        `protobuf:"varint,15,opt,name=host_ipc,json=hostIPC,proto3" json:"host_ipc,omitempty"`
-	ShareProcessNamespace        *bool                       `protobuf:"varint,16,opt,name=share_process_namespace,json=shareProcessNamespace,proto3,oneof" json:"share_process_namespace,omitempty"`
-	SecurityContext              *PodSecurityContext         `protobuf:"bytes,17,opt,name=security_context,json=securityContext,proto3" json:"security_context,omitempty"`
-	ImagePullSecrets             []*LocalObjectReference     `protobuf:"bytes,18,rep,name=image_pull_secrets,json=imagePullSecrets,proto3" json:"image_pull_secrets,omitempty"`
-	Hostname                     string                      `protobuf:"bytes,19,opt,name=hostname,proto3" json:"hostname,omitempty"`
-	Subdomain                    string                      `protobuf:"bytes,20,opt,name=subdomain,proto3" json:"subdomain,omitempty"`
-	Affinity                     *Affinity                   `protobuf:"bytes,21,opt,name=affinity,proto3" json:"affinity,omitempty"`
-	SchedulerName                string                      `protobuf:"bytes,22,opt,name=scheduler_name,json=schedulerName,proto3" json:"scheduler_name,omitempty"`
-	Tolerations                  []*Toleration               `protobuf:"bytes,23,rep,name=tolerations,proto3" json:"tolerations,omitempty"`
-	HostAliases                  []*HostAlias                `protobuf:"bytes,24,rep,name=host_aliases,json=hostAliases,proto3" json:"host_aliases,omitempty"`
-	PriorityClassName            string                      `protobuf:"bytes,25,opt,name=priority_class_name,json=priorityClassName,proto3" json:"priority_class_name,omitempty"`
-	Priority                     *int32                      `protobuf:"varint,26,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
-	DnsConfig                    *PodDNSConfig               `protobuf:"bytes,27,opt,name=dns_config,json=dnsConfig,proto3" json:"dns_config,omitempty"`
-	ReadinessGates               []*PodReadinessGate         `protobuf:"bytes,28,rep,name=readiness_gates,json=readinessGates,proto3" json:"readiness_gates,omitempty"`
-	RuntimeClassName             *string                     `protobuf:"bytes,29,opt,name=runtime_class_name,json=runtimeClassName,proto3,oneof" json:"runtime_class_name,omitempty"`
-	EnableServiceLinks           *bool                       `protobuf:"varint,30,opt,name=enable_service_links,json=enableServiceLinks,proto3,oneof" json:"enable_service_links,omitempty"`
-	PreemptionPolicy             *string                     `protobuf:"bytes,31,opt,name=preemption_policy,json=preemptionPolicy,proto3,oneof" json:"preemption_policy,omitempty"`
-	Overhead                     map[string]string           `protobuf:"bytes,32,rep,name=overhead,proto3" json:"overhead,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	TopologySpreadConstraints    []*TopologySpreadConstraint `protobuf:"bytes,33,rep,name=topology_spread_constraints,json=topologySpreadConstraints,proto3" json:"topology_spread_constraints,omitempty"`
-	SetHostnameAsFqdn            *bool                       `protobuf:"varint,34,opt,name=set_hostname_as_fqdn,json=setHostnameAsFQDN,proto3,oneof" json:"set_hostname_as_fqdn,omitempty"`
-	Os                           *PodOS                      `protobuf:"bytes,35,opt,name=os,proto3" json:"os,omitempty"`
-	HostUsers                    *bool                       `protobuf:"varint,36,opt,name=host_users,json=hostUsers,proto3,oneof" json:"host_users,omitempty"`
-	SchedulingGates              []*PodSchedulingGate        `protobuf:"bytes,37,rep,name=scheduling_gates,json=schedulingGates,proto3" json:"scheduling_gates,omitempty"`
-	unknownFields                protoimpl.UnknownFields
-	sizeCache                    protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Volumes the pod's containers can mount.
+	Volumes []*Volume `protobuf:"bytes,1,rep,name=volumes,proto3" json:"volumes,omitempty"`
+	// Containers run in order before the app containers start; each must exit
+	// successfully (restartPolicy Always makes one a sidecar).
+	InitContainers []*Container `protobuf:"bytes,2,rep,name=init_containers,json=initContainers,proto3" json:"init_containers,omitempty"`
+	// The containers of the pod. There must be at least one; each is named
+	// uniquely within the pod.
+	Containers []*Container `protobuf:"bytes,3,rep,name=containers,proto3" json:"containers,omitempty"`
+	// Restart policy of the pod's containers: Always, OnFailure or Never. Default
+	// Always.
+	RestartPolicy string `protobuf:"bytes,4,opt,name=restart_policy,json=restartPolicy,proto3" json:"restart_policy,omitempty"`
+	// Seconds the pod is given to stop gracefully after deletion before its
+	// processes are killed. Default 30.
+	TerminationGracePeriodSeconds *int64 `protobuf:"varint,5,opt,name=termination_grace_period_seconds,json=terminationGracePeriodSeconds,proto3,oneof" json:"termination_grace_period_seconds,omitempty"`
+	// Seconds the pod may be active, from its start, before the kubelet fails it.
+	ActiveDeadlineSeconds *int64 `protobuf:"varint,6,opt,name=active_deadline_seconds,json=activeDeadlineSeconds,proto3,oneof" json:"active_deadline_seconds,omitempty"`
+	// How the pod's DNS is set up: ClusterFirst (default),
+	// ClusterFirstWithHostNet, Default or None.
+	DnsPolicy string `protobuf:"bytes,7,opt,name=dns_policy,json=dnsPolicy,proto3" json:"dns_policy,omitempty"`
+	// Labels a node must have for the pod to be scheduled onto it.
+	NodeSelector map[string]string `protobuf:"bytes,8,rep,name=node_selector,json=nodeSelector,proto3" json:"node_selector,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The ServiceAccount the pod runs as.
+	ServiceAccountName string `protobuf:"bytes,9,opt,name=service_account_name,json=serviceAccountName,proto3" json:"service_account_name,omitempty"`
+	// Deprecated alias of serviceAccountName, still filled in by the server.
+	ServiceAccount string `protobuf:"bytes,10,opt,name=service_account,json=serviceAccount,proto3" json:"service_account,omitempty"`
+	// Whether the service account's token is mounted into the pod.
+	AutomountServiceAccountToken *bool `protobuf:"varint,11,opt,name=automount_service_account_token,json=automountServiceAccountToken,proto3,oneof" json:"automount_service_account_token,omitempty"`
+	// The node the pod is bound to. Set by the scheduler's binding; a pod created
+	// with it set skips scheduling.
+	NodeName string `protobuf:"bytes,12,opt,name=node_name,json=nodeName,proto3" json:"node_name,omitempty"`
+	// Use the node's network namespace instead of the pod's own.
+	HostNetwork bool `protobuf:"varint,13,opt,name=host_network,json=hostNetwork,proto3" json:"host_network,omitempty"`
+	// Use the node's process namespace.
+	HostPid bool `protobuf:"varint,14,opt,name=host_pid,json=hostPID,proto3" json:"host_pid,omitempty"`
+	// Use the node's IPC namespace.
+	HostIpc bool `protobuf:"varint,15,opt,name=host_ipc,json=hostIPC,proto3" json:"host_ipc,omitempty"`
+	// Put all containers of the pod in one process namespace, so they see each
+	// other's processes.
+	ShareProcessNamespace *bool `protobuf:"varint,16,opt,name=share_process_namespace,json=shareProcessNamespace,proto3,oneof" json:"share_process_namespace,omitempty"`
+	// Security options for the whole pod, the defaults of its containers.
+	SecurityContext *PodSecurityContext `protobuf:"bytes,17,opt,name=security_context,json=securityContext,proto3" json:"security_context,omitempty"`
+	// Secrets in the pod's namespace holding registry credentials for pulling its
+	// images.
+	ImagePullSecrets []*LocalObjectReference `protobuf:"bytes,18,rep,name=image_pull_secrets,json=imagePullSecrets,proto3" json:"image_pull_secrets,omitempty"`
+	// The pod's hostname. Default: the pod's name.
+	Hostname string `protobuf:"bytes,19,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	// With a headless Service of this name, the pod's FQDN is
+	// <hostname>.<subdomain>.<namespace>.svc.<cluster domain>.
+	Subdomain string `protobuf:"bytes,20,opt,name=subdomain,proto3" json:"subdomain,omitempty"`
+	// Scheduling constraints on nodes and on other pods.
+	Affinity *Affinity `protobuf:"bytes,21,opt,name=affinity,proto3" json:"affinity,omitempty"`
+	// The scheduler that schedules the pod. Default default-scheduler.
+	SchedulerName string `protobuf:"bytes,22,opt,name=scheduler_name,json=schedulerName,proto3" json:"scheduler_name,omitempty"`
+	// Taints the pod tolerates.
+	Tolerations []*Toleration `protobuf:"bytes,23,rep,name=tolerations,proto3" json:"tolerations,omitempty"`
+	// Extra entries for the pod's /etc/hosts.
+	HostAliases []*HostAlias `protobuf:"bytes,24,rep,name=host_aliases,json=hostAliases,proto3" json:"host_aliases,omitempty"`
+	// The PriorityClass giving the pod its priority.
+	PriorityClassName string `protobuf:"bytes,25,opt,name=priority_class_name,json=priorityClassName,proto3" json:"priority_class_name,omitempty"`
+	// The pod's priority, resolved from priorityClassName by admission; a higher
+	// value is scheduled first and may preempt lower ones.
+	Priority *int32 `protobuf:"varint,26,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
+	// DNS settings merged into those the dnsPolicy gives.
+	DnsConfig *PodDNSConfig `protobuf:"bytes,27,opt,name=dns_config,json=dnsConfig,proto3" json:"dns_config,omitempty"`
+	// Extra conditions that must be True for the pod to be Ready.
+	ReadinessGates []*PodReadinessGate `protobuf:"bytes,28,rep,name=readiness_gates,json=readinessGates,proto3" json:"readiness_gates,omitempty"`
+	// The RuntimeClass the pod's containers run with.
+	RuntimeClassName *string `protobuf:"bytes,29,opt,name=runtime_class_name,json=runtimeClassName,proto3,oneof" json:"runtime_class_name,omitempty"`
+	// Whether Services' addresses are injected as environment variables. Default
+	// true.
+	EnableServiceLinks *bool `protobuf:"varint,30,opt,name=enable_service_links,json=enableServiceLinks,proto3,oneof" json:"enable_service_links,omitempty"`
+	// Whether the pod may preempt lower-priority pods: PreemptLowerPriority
+	// (default) or Never.
+	PreemptionPolicy *string `protobuf:"bytes,31,opt,name=preemption_policy,json=preemptionPolicy,proto3,oneof" json:"preemption_policy,omitempty"`
+	// Resources the pod's sandbox uses beyond its containers, set from its
+	// RuntimeClass.
+	Overhead map[string]string `protobuf:"bytes,32,rep,name=overhead,proto3" json:"overhead,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// How the pod's replicas are spread across topology domains such as zones or
+	// nodes.
+	TopologySpreadConstraints []*TopologySpreadConstraint `protobuf:"bytes,33,rep,name=topology_spread_constraints,json=topologySpreadConstraints,proto3" json:"topology_spread_constraints,omitempty"`
+	// Make the pod's hostname its fully qualified domain name.
+	SetHostnameAsFqdn *bool `protobuf:"varint,34,opt,name=set_hostname_as_fqdn,json=setHostnameAsFQDN,proto3,oneof" json:"set_hostname_as_fqdn,omitempty"`
+	// The operating system the pod's containers need.
+	Os *PodOS `protobuf:"bytes,35,opt,name=os,proto3" json:"os,omitempty"`
+	// Whether the pod uses the node's user namespace. Default true.
+	HostUsers *bool `protobuf:"varint,36,opt,name=host_users,json=hostUsers,proto3,oneof" json:"host_users,omitempty"`
+	// Gates that keep the pod from being scheduled until each is removed.
+	SchedulingGates []*PodSchedulingGate `protobuf:"bytes,37,rep,name=scheduling_gates,json=schedulingGates,proto3" json:"scheduling_gates,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *PodSpec) Reset() {
@@ -571,9 +645,11 @@ func (x *PodSpec) GetSchedulingGates() []*PodSchedulingGate {
 	return nil
 }
 
+// PodOS names the operating system of a pod.
 type PodOS struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operating system: linux or windows.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -615,9 +691,11 @@ func (x *PodOS) GetName() string {
 	return ""
 }
 
+// PodSchedulingGate holds a pod back from scheduling while it is present.
 type PodSchedulingGate struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the gate, unique within the pod.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -659,9 +737,12 @@ func (x *PodSchedulingGate) GetName() string {
 	return ""
 }
 
+// PodReadinessGate names a pod condition that must be True for the pod to be
+// Ready.
 type PodReadinessGate struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ConditionType string                 `protobuf:"bytes,1,opt,name=condition_type,json=conditionType,proto3" json:"condition_type,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Type of the pod condition.
+	ConditionType string `protobuf:"bytes,1,opt,name=condition_type,json=conditionType,proto3" json:"condition_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -703,10 +784,13 @@ func (x *PodReadinessGate) GetConditionType() string {
 	return ""
 }
 
+// HostAlias is one line of a pod's /etc/hosts.
 type HostAlias struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Ip            string                 `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
-	Hostnames     []string               `protobuf:"bytes,2,rep,name=hostnames,proto3" json:"hostnames,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The IP address.
+	Ip string `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
+	// Hostnames for the IP address.
+	Hostnames     []string `protobuf:"bytes,2,rep,name=hostnames,proto3" json:"hostnames,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -755,11 +839,15 @@ func (x *HostAlias) GetHostnames() []string {
 	return nil
 }
 
+// PodDNSConfig is DNS configuration added to the pod's resolv.conf.
 type PodDNSConfig struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Nameservers   []string               `protobuf:"bytes,1,rep,name=nameservers,proto3" json:"nameservers,omitempty"`
-	Searches      []string               `protobuf:"bytes,2,rep,name=searches,proto3" json:"searches,omitempty"`
-	Options       []*PodDNSConfigOption  `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// DNS server IPs, added to those the DNS policy gives.
+	Nameservers []string `protobuf:"bytes,1,rep,name=nameservers,proto3" json:"nameservers,omitempty"`
+	// DNS search domains, added to those the DNS policy gives.
+	Searches []string `protobuf:"bytes,2,rep,name=searches,proto3" json:"searches,omitempty"`
+	// Resolver options, merged with those the DNS policy gives.
+	Options       []*PodDNSConfigOption `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -815,10 +903,13 @@ func (x *PodDNSConfig) GetOptions() []*PodDNSConfigOption {
 	return nil
 }
 
+// PodDNSConfigOption is one resolver option.
 type PodDNSConfigOption struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Value         *string                `protobuf:"bytes,2,opt,name=value,proto3,oneof" json:"value,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the option, such as ndots.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Value of the option.
+	Value         *string `protobuf:"bytes,2,opt,name=value,proto3,oneof" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -867,13 +958,22 @@ func (x *PodDNSConfigOption) GetValue() string {
 	return ""
 }
 
+// Toleration lets a pod be scheduled onto, or keep running on, a node with a
+// matching taint.
 type Toleration struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	Key               string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Operator          string                 `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
-	Value             string                 `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
-	Effect            string                 `protobuf:"bytes,4,opt,name=effect,proto3" json:"effect,omitempty"`
-	TolerationSeconds *int64                 `protobuf:"varint,5,opt,name=toleration_seconds,json=tolerationSeconds,proto3,oneof" json:"toleration_seconds,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The taint key it tolerates; empty with operator Exists matches every taint.
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// Exists or Equal (default): whether the value must match.
+	Operator string `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	// The taint value it tolerates, with operator Equal.
+	Value string `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	// The taint effect it tolerates: NoSchedule, PreferNoSchedule or NoExecute;
+	// empty matches all.
+	Effect string `protobuf:"bytes,4,opt,name=effect,proto3" json:"effect,omitempty"`
+	// For NoExecute: how long the pod stays bound after the taint appears. Unset
+	// is forever.
+	TolerationSeconds *int64 `protobuf:"varint,5,opt,name=toleration_seconds,json=tolerationSeconds,proto3,oneof" json:"toleration_seconds,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -943,18 +1043,32 @@ func (x *Toleration) GetTolerationSeconds() int64 {
 	return 0
 }
 
+// TopologySpreadConstraint limits how unevenly matching pods may be spread
+// across topology domains.
 type TopologySpreadConstraint struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	MaxSkew            int32                  `protobuf:"varint,1,opt,name=max_skew,json=maxSkew,proto3" json:"max_skew,omitempty"`
-	TopologyKey        string                 `protobuf:"bytes,2,opt,name=topology_key,json=topologyKey,proto3" json:"topology_key,omitempty"`
-	WhenUnsatisfiable  string                 `protobuf:"bytes,3,opt,name=when_unsatisfiable,json=whenUnsatisfiable,proto3" json:"when_unsatisfiable,omitempty"`
-	LabelSelector      *v1.LabelSelector      `protobuf:"bytes,4,opt,name=label_selector,json=labelSelector,proto3" json:"label_selector,omitempty"`
-	MinDomains         *int32                 `protobuf:"varint,5,opt,name=min_domains,json=minDomains,proto3,oneof" json:"min_domains,omitempty"`
-	NodeAffinityPolicy *string                `protobuf:"bytes,6,opt,name=node_affinity_policy,json=nodeAffinityPolicy,proto3,oneof" json:"node_affinity_policy,omitempty"`
-	NodeTaintsPolicy   *string                `protobuf:"bytes,7,opt,name=node_taints_policy,json=nodeTaintsPolicy,proto3,oneof" json:"node_taints_policy,omitempty"`
-	MatchLabelKeys     []string               `protobuf:"bytes,8,rep,name=match_label_keys,json=matchLabelKeys,proto3" json:"match_label_keys,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The largest difference allowed between the number of matching pods in any
+	// two domains.
+	MaxSkew int32 `protobuf:"varint,1,opt,name=max_skew,json=maxSkew,proto3" json:"max_skew,omitempty"`
+	// The node label whose values are the domains, such as
+	// topology.kubernetes.io/zone.
+	TopologyKey string `protobuf:"bytes,2,opt,name=topology_key,json=topologyKey,proto3" json:"topology_key,omitempty"`
+	// DoNotSchedule or ScheduleAnyway when the constraint cannot be met.
+	WhenUnsatisfiable string `protobuf:"bytes,3,opt,name=when_unsatisfiable,json=whenUnsatisfiable,proto3" json:"when_unsatisfiable,omitempty"`
+	// Which pods are counted in each domain.
+	LabelSelector *v1.LabelSelector `protobuf:"bytes,4,opt,name=label_selector,json=labelSelector,proto3" json:"label_selector,omitempty"`
+	// The least number of eligible domains; fewer count as having zero matching
+	// pods.
+	MinDomains *int32 `protobuf:"varint,5,opt,name=min_domains,json=minDomains,proto3,oneof" json:"min_domains,omitempty"`
+	// Honor or Ignore: whether the pod's node affinity limits the domains
+	// counted.
+	NodeAffinityPolicy *string `protobuf:"bytes,6,opt,name=node_affinity_policy,json=nodeAffinityPolicy,proto3,oneof" json:"node_affinity_policy,omitempty"`
+	// Honor or Ignore: whether node taints limit the domains counted.
+	NodeTaintsPolicy *string `protobuf:"bytes,7,opt,name=node_taints_policy,json=nodeTaintsPolicy,proto3,oneof" json:"node_taints_policy,omitempty"`
+	// Label keys whose values on the incoming pod are added to the selector.
+	MatchLabelKeys []string `protobuf:"bytes,8,rep,name=match_label_keys,json=matchLabelKeys,proto3" json:"match_label_keys,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *TopologySpreadConstraint) Reset() {
@@ -1043,21 +1157,35 @@ func (x *TopologySpreadConstraint) GetMatchLabelKeys() []string {
 	return nil
 }
 
+// PodSecurityContext holds security options for a whole pod; a container's own
+// securityContext overrides them.
 type PodSecurityContext struct {
-	state                    protoimpl.MessageState `protogen:"open.v1"`
-	SeLinuxOptions           *SELinuxOptions        `protobuf:"bytes,1,opt,name=se_linux_options,json=seLinuxOptions,proto3" json:"se_linux_options,omitempty"`
-	RunAsUser                *int64                 `protobuf:"varint,2,opt,name=run_as_user,json=runAsUser,proto3,oneof" json:"run_as_user,omitempty"`
-	RunAsGroup               *int64                 `protobuf:"varint,3,opt,name=run_as_group,json=runAsGroup,proto3,oneof" json:"run_as_group,omitempty"`
-	RunAsNonRoot             *bool                  `protobuf:"varint,4,opt,name=run_as_non_root,json=runAsNonRoot,proto3,oneof" json:"run_as_non_root,omitempty"`
-	SupplementalGroups       []int64                `protobuf:"varint,5,rep,packed,name=supplemental_groups,json=supplementalGroups,proto3" json:"supplemental_groups,omitempty"`
-	SupplementalGroupsPolicy *string                `protobuf:"bytes,6,opt,name=supplemental_groups_policy,json=supplementalGroupsPolicy,proto3,oneof" json:"supplemental_groups_policy,omitempty"`
-	FsGroup                  *int64                 `protobuf:"varint,7,opt,name=fs_group,json=fsGroup,proto3,oneof" json:"fs_group,omitempty"`
-	Sysctls                  []*Sysctl              `protobuf:"bytes,8,rep,name=sysctls,proto3" json:"sysctls,omitempty"`
-	FsGroupChangePolicy      *string                `protobuf:"bytes,9,opt,name=fs_group_change_policy,json=fsGroupChangePolicy,proto3,oneof" json:"fs_group_change_policy,omitempty"`
-	SeccompProfile           *SeccompProfile        `protobuf:"bytes,10,opt,name=seccomp_profile,json=seccompProfile,proto3" json:"seccomp_profile,omitempty"`
-	AppArmorProfile          *AppArmorProfile       `protobuf:"bytes,11,opt,name=app_armor_profile,json=appArmorProfile,proto3" json:"app_armor_profile,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The SELinux context for every container.
+	SeLinuxOptions *SELinuxOptions `protobuf:"bytes,1,opt,name=se_linux_options,json=seLinuxOptions,proto3" json:"se_linux_options,omitempty"`
+	// The UID the containers' processes run as.
+	RunAsUser *int64 `protobuf:"varint,2,opt,name=run_as_user,json=runAsUser,proto3,oneof" json:"run_as_user,omitempty"`
+	// The primary GID the containers' processes run as.
+	RunAsGroup *int64 `protobuf:"varint,3,opt,name=run_as_group,json=runAsGroup,proto3,oneof" json:"run_as_group,omitempty"`
+	// Refuse to start a container that would run as UID 0.
+	RunAsNonRoot *bool `protobuf:"varint,4,opt,name=run_as_non_root,json=runAsNonRoot,proto3,oneof" json:"run_as_non_root,omitempty"`
+	// Extra GIDs for the first process of every container.
+	SupplementalGroups []int64 `protobuf:"varint,5,rep,packed,name=supplemental_groups,json=supplementalGroups,proto3" json:"supplemental_groups,omitempty"`
+	// Merge (default) or Strict: whether groups from the image's /etc/group are
+	// added.
+	SupplementalGroupsPolicy *string `protobuf:"bytes,6,opt,name=supplemental_groups_policy,json=supplementalGroupsPolicy,proto3,oneof" json:"supplemental_groups_policy,omitempty"`
+	// A GID that owns the pod's volumes and is added to every container's groups.
+	FsGroup *int64 `protobuf:"varint,7,opt,name=fs_group,json=fsGroup,proto3,oneof" json:"fs_group,omitempty"`
+	// Namespaced sysctls set for the pod.
+	Sysctls []*Sysctl `protobuf:"bytes,8,rep,name=sysctls,proto3" json:"sysctls,omitempty"`
+	// OnRootMismatch or Always: when volume ownership is changed to fsGroup.
+	FsGroupChangePolicy *string `protobuf:"bytes,9,opt,name=fs_group_change_policy,json=fsGroupChangePolicy,proto3,oneof" json:"fs_group_change_policy,omitempty"`
+	// The seccomp profile for every container.
+	SeccompProfile *SeccompProfile `protobuf:"bytes,10,opt,name=seccomp_profile,json=seccompProfile,proto3" json:"seccomp_profile,omitempty"`
+	// The AppArmor profile for every container.
+	AppArmorProfile *AppArmorProfile `protobuf:"bytes,11,opt,name=app_armor_profile,json=appArmorProfile,proto3" json:"app_armor_profile,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *PodSecurityContext) Reset() {
@@ -1167,21 +1295,34 @@ func (x *PodSecurityContext) GetAppArmorProfile() *AppArmorProfile {
 	return nil
 }
 
+// SecurityContext holds security options for one container, overriding the
+// pod's.
 type SecurityContext struct {
-	state                    protoimpl.MessageState `protogen:"open.v1"`
-	Capabilities             *Capabilities          `protobuf:"bytes,1,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
-	Privileged               *bool                  `protobuf:"varint,2,opt,name=privileged,proto3,oneof" json:"privileged,omitempty"`
-	SeLinuxOptions           *SELinuxOptions        `protobuf:"bytes,3,opt,name=se_linux_options,json=seLinuxOptions,proto3" json:"se_linux_options,omitempty"`
-	RunAsUser                *int64                 `protobuf:"varint,4,opt,name=run_as_user,json=runAsUser,proto3,oneof" json:"run_as_user,omitempty"`
-	RunAsGroup               *int64                 `protobuf:"varint,5,opt,name=run_as_group,json=runAsGroup,proto3,oneof" json:"run_as_group,omitempty"`
-	RunAsNonRoot             *bool                  `protobuf:"varint,6,opt,name=run_as_non_root,json=runAsNonRoot,proto3,oneof" json:"run_as_non_root,omitempty"`
-	ReadOnlyRootFilesystem   *bool                  `protobuf:"varint,7,opt,name=read_only_root_filesystem,json=readOnlyRootFilesystem,proto3,oneof" json:"read_only_root_filesystem,omitempty"`
-	AllowPrivilegeEscalation *bool                  `protobuf:"varint,8,opt,name=allow_privilege_escalation,json=allowPrivilegeEscalation,proto3,oneof" json:"allow_privilege_escalation,omitempty"`
-	ProcMount                *string                `protobuf:"bytes,9,opt,name=proc_mount,json=procMount,proto3,oneof" json:"proc_mount,omitempty"`
-	SeccompProfile           *SeccompProfile        `protobuf:"bytes,10,opt,name=seccomp_profile,json=seccompProfile,proto3" json:"seccomp_profile,omitempty"`
-	AppArmorProfile          *AppArmorProfile       `protobuf:"bytes,11,opt,name=app_armor_profile,json=appArmorProfile,proto3" json:"app_armor_profile,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Capabilities added to or dropped from the runtime's defaults.
+	Capabilities *Capabilities `protobuf:"bytes,1,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
+	// Run as privileged, like root on the host.
+	Privileged *bool `protobuf:"varint,2,opt,name=privileged,proto3,oneof" json:"privileged,omitempty"`
+	// The container's SELinux context.
+	SeLinuxOptions *SELinuxOptions `protobuf:"bytes,3,opt,name=se_linux_options,json=seLinuxOptions,proto3" json:"se_linux_options,omitempty"`
+	// The UID the container's process runs as.
+	RunAsUser *int64 `protobuf:"varint,4,opt,name=run_as_user,json=runAsUser,proto3,oneof" json:"run_as_user,omitempty"`
+	// The primary GID the container's process runs as.
+	RunAsGroup *int64 `protobuf:"varint,5,opt,name=run_as_group,json=runAsGroup,proto3,oneof" json:"run_as_group,omitempty"`
+	// Refuse to start the container if it would run as UID 0.
+	RunAsNonRoot *bool `protobuf:"varint,6,opt,name=run_as_non_root,json=runAsNonRoot,proto3,oneof" json:"run_as_non_root,omitempty"`
+	// Mount the container's root filesystem read-only.
+	ReadOnlyRootFilesystem *bool `protobuf:"varint,7,opt,name=read_only_root_filesystem,json=readOnlyRootFilesystem,proto3,oneof" json:"read_only_root_filesystem,omitempty"`
+	// Whether a process may gain more privileges than its parent (no_new_privs).
+	AllowPrivilegeEscalation *bool `protobuf:"varint,8,opt,name=allow_privilege_escalation,json=allowPrivilegeEscalation,proto3,oneof" json:"allow_privilege_escalation,omitempty"`
+	// Default or Unmasked: how /proc is mounted.
+	ProcMount *string `protobuf:"bytes,9,opt,name=proc_mount,json=procMount,proto3,oneof" json:"proc_mount,omitempty"`
+	// The container's seccomp profile.
+	SeccompProfile *SeccompProfile `protobuf:"bytes,10,opt,name=seccomp_profile,json=seccompProfile,proto3" json:"seccomp_profile,omitempty"`
+	// The container's AppArmor profile.
+	AppArmorProfile *AppArmorProfile `protobuf:"bytes,11,opt,name=app_armor_profile,json=appArmorProfile,proto3" json:"app_armor_profile,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *SecurityContext) Reset() {
@@ -1291,10 +1432,13 @@ func (x *SecurityContext) GetAppArmorProfile() *AppArmorProfile {
 	return nil
 }
 
+// Capabilities are Linux capabilities added to or dropped from a container.
 type Capabilities struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Add           []string               `protobuf:"bytes,1,rep,name=add,proto3" json:"add,omitempty"`
-	Drop          []string               `protobuf:"bytes,2,rep,name=drop,proto3" json:"drop,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Capabilities to add.
+	Add []string `protobuf:"bytes,1,rep,name=add,proto3" json:"add,omitempty"`
+	// Capabilities to drop.
+	Drop          []string `protobuf:"bytes,2,rep,name=drop,proto3" json:"drop,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1343,12 +1487,17 @@ func (x *Capabilities) GetDrop() []string {
 	return nil
 }
 
+// SELinuxOptions is an SELinux label.
 type SELinuxOptions struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	User          string                 `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
-	Role          string                 `protobuf:"bytes,2,opt,name=role,proto3" json:"role,omitempty"`
-	Type          string                 `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
-	Level         string                 `protobuf:"bytes,4,opt,name=level,proto3" json:"level,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The SELinux user.
+	User string `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	// The SELinux role.
+	Role string `protobuf:"bytes,2,opt,name=role,proto3" json:"role,omitempty"`
+	// The SELinux type.
+	Type string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	// The SELinux level.
+	Level         string `protobuf:"bytes,4,opt,name=level,proto3" json:"level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1411,10 +1560,14 @@ func (x *SELinuxOptions) GetLevel() string {
 	return ""
 }
 
+// SeccompProfile names a seccomp profile.
 type SeccompProfile struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	Type             string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	LocalhostProfile *string                `protobuf:"bytes,2,opt,name=localhost_profile,json=localhostProfile,proto3,oneof" json:"localhost_profile,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// RuntimeDefault, Unconfined or Localhost.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// With type Localhost: the profile's path under the kubelet's seccomp
+	// directory.
+	LocalhostProfile *string `protobuf:"bytes,2,opt,name=localhost_profile,json=localhostProfile,proto3,oneof" json:"localhost_profile,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -1463,10 +1616,13 @@ func (x *SeccompProfile) GetLocalhostProfile() string {
 	return ""
 }
 
+// AppArmorProfile names an AppArmor profile.
 type AppArmorProfile struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	Type             string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	LocalhostProfile *string                `protobuf:"bytes,2,opt,name=localhost_profile,json=localhostProfile,proto3,oneof" json:"localhost_profile,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// RuntimeDefault, Unconfined or Localhost.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// With type Localhost: the name of a profile loaded on the node.
+	LocalhostProfile *string `protobuf:"bytes,2,opt,name=localhost_profile,json=localhostProfile,proto3,oneof" json:"localhost_profile,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -1515,10 +1671,13 @@ func (x *AppArmorProfile) GetLocalhostProfile() string {
 	return ""
 }
 
+// Sysctl is one kernel parameter to set.
 type Sysctl struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the parameter.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Value of the parameter.
+	Value         string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1567,11 +1726,15 @@ func (x *Sysctl) GetValue() string {
 	return ""
 }
 
+// Affinity groups the pod's scheduling constraints on nodes and on other pods.
 type Affinity struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	NodeAffinity    *NodeAffinity          `protobuf:"bytes,1,opt,name=node_affinity,json=nodeAffinity,proto3" json:"node_affinity,omitempty"`
-	PodAffinity     *PodAffinity           `protobuf:"bytes,2,opt,name=pod_affinity,json=podAffinity,proto3" json:"pod_affinity,omitempty"`
-	PodAntiAffinity *PodAntiAffinity       `protobuf:"bytes,3,opt,name=pod_anti_affinity,json=podAntiAffinity,proto3" json:"pod_anti_affinity,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Rules on the labels of the node the pod lands on.
+	NodeAffinity *NodeAffinity `protobuf:"bytes,1,opt,name=node_affinity,json=nodeAffinity,proto3" json:"node_affinity,omitempty"`
+	// Rules that place the pod near other pods.
+	PodAffinity *PodAffinity `protobuf:"bytes,2,opt,name=pod_affinity,json=podAffinity,proto3" json:"pod_affinity,omitempty"`
+	// Rules that keep the pod away from other pods.
+	PodAntiAffinity *PodAntiAffinity `protobuf:"bytes,3,opt,name=pod_anti_affinity,json=podAntiAffinity,proto3" json:"pod_anti_affinity,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -1627,9 +1790,12 @@ func (x *Affinity) GetPodAntiAffinity() *PodAntiAffinity {
 	return nil
 }
 
+// NodeAffinity constrains which nodes a pod may run on, by their labels.
 type NodeAffinity struct {
-	state                                           protoimpl.MessageState     `protogen:"open.v1"`
-	RequiredDuringSchedulingIgnoredDuringExecution  *NodeSelector              `protobuf:"bytes,1,opt,name=required_during_scheduling_ignored_during_execution,json=requiredDuringSchedulingIgnoredDuringExecution,proto3" json:"required_during_scheduling_ignored_during_execution,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Node requirements the pod must meet to be scheduled.
+	RequiredDuringSchedulingIgnoredDuringExecution *NodeSelector `protobuf:"bytes,1,opt,name=required_during_scheduling_ignored_during_execution,json=requiredDuringSchedulingIgnoredDuringExecution,proto3" json:"required_during_scheduling_ignored_during_execution,omitempty"`
+	// Weighted node preferences the scheduler tries to honour.
 	PreferredDuringSchedulingIgnoredDuringExecution []*PreferredSchedulingTerm `protobuf:"bytes,2,rep,name=preferred_during_scheduling_ignored_during_execution,json=preferredDuringSchedulingIgnoredDuringExecution,proto3" json:"preferred_during_scheduling_ignored_during_execution,omitempty"`
 	unknownFields                                   protoimpl.UnknownFields
 	sizeCache                                       protoimpl.SizeCache
@@ -1679,9 +1845,11 @@ func (x *NodeAffinity) GetPreferredDuringSchedulingIgnoredDuringExecution() []*P
 	return nil
 }
 
+// NodeSelector matches nodes by any of its terms.
 type NodeSelector struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	NodeSelectorTerms []*NodeSelectorTerm    `protobuf:"bytes,1,rep,name=node_selector_terms,json=nodeSelectorTerms,proto3" json:"node_selector_terms,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The terms, ORed together.
+	NodeSelectorTerms []*NodeSelectorTerm `protobuf:"bytes,1,rep,name=node_selector_terms,json=nodeSelectorTerms,proto3" json:"node_selector_terms,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -1723,12 +1891,15 @@ func (x *NodeSelector) GetNodeSelectorTerms() []*NodeSelectorTerm {
 	return nil
 }
 
+// NodeSelectorTerm is a set of requirements that must all hold on a node.
 type NodeSelectorTerm struct {
-	state            protoimpl.MessageState     `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Requirements on the node's labels.
 	MatchExpressions []*NodeSelectorRequirement `protobuf:"bytes,1,rep,name=match_expressions,json=matchExpressions,proto3" json:"match_expressions,omitempty"`
-	MatchFields      []*NodeSelectorRequirement `protobuf:"bytes,2,rep,name=match_fields,json=matchFields,proto3" json:"match_fields,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Requirements on the node's fields (metadata.name).
+	MatchFields   []*NodeSelectorRequirement `protobuf:"bytes,2,rep,name=match_fields,json=matchFields,proto3" json:"match_fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NodeSelectorTerm) Reset() {
@@ -1775,11 +1946,16 @@ func (x *NodeSelectorTerm) GetMatchFields() []*NodeSelectorRequirement {
 	return nil
 }
 
+// NodeSelectorRequirement is one requirement on a node label or field.
 type NodeSelectorRequirement struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Operator      string                 `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
-	Values        []string               `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The label key or field name.
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// In, NotIn, Exists, DoesNotExist, Gt or Lt.
+	Operator string `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	// The values compared; one integer for Gt and Lt, none for Exists and
+	// DoesNotExist.
+	Values        []string `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1835,10 +2011,13 @@ func (x *NodeSelectorRequirement) GetValues() []string {
 	return nil
 }
 
+// PreferredSchedulingTerm is a node preference with a weight.
 type PreferredSchedulingTerm struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Weight        int32                  `protobuf:"varint,1,opt,name=weight,proto3" json:"weight,omitempty"`
-	Preference    *NodeSelectorTerm      `protobuf:"bytes,2,opt,name=preference,proto3" json:"preference,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Weight of the preference, 1-100.
+	Weight int32 `protobuf:"varint,1,opt,name=weight,proto3" json:"weight,omitempty"`
+	// The node requirements preferred.
+	Preference    *NodeSelectorTerm `protobuf:"bytes,2,opt,name=preference,proto3" json:"preference,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1887,9 +2066,12 @@ func (x *PreferredSchedulingTerm) GetPreference() *NodeSelectorTerm {
 	return nil
 }
 
+// PodAffinity places a pod in the same topology domain as other pods.
 type PodAffinity struct {
-	state                                           protoimpl.MessageState     `protogen:"open.v1"`
-	RequiredDuringSchedulingIgnoredDuringExecution  []*PodAffinityTerm         `protobuf:"bytes,1,rep,name=required_during_scheduling_ignored_during_execution,json=requiredDuringSchedulingIgnoredDuringExecution,proto3" json:"required_during_scheduling_ignored_during_execution,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Terms that must all hold for the pod to be scheduled.
+	RequiredDuringSchedulingIgnoredDuringExecution []*PodAffinityTerm `protobuf:"bytes,1,rep,name=required_during_scheduling_ignored_during_execution,json=requiredDuringSchedulingIgnoredDuringExecution,proto3" json:"required_during_scheduling_ignored_during_execution,omitempty"`
+	// Weighted terms the scheduler tries to honour.
 	PreferredDuringSchedulingIgnoredDuringExecution []*WeightedPodAffinityTerm `protobuf:"bytes,2,rep,name=preferred_during_scheduling_ignored_during_execution,json=preferredDuringSchedulingIgnoredDuringExecution,proto3" json:"preferred_during_scheduling_ignored_during_execution,omitempty"`
 	unknownFields                                   protoimpl.UnknownFields
 	sizeCache                                       protoimpl.SizeCache
@@ -1939,9 +2121,12 @@ func (x *PodAffinity) GetPreferredDuringSchedulingIgnoredDuringExecution() []*We
 	return nil
 }
 
+// PodAntiAffinity keeps a pod out of topology domains that hold other pods.
 type PodAntiAffinity struct {
-	state                                           protoimpl.MessageState     `protogen:"open.v1"`
-	RequiredDuringSchedulingIgnoredDuringExecution  []*PodAffinityTerm         `protobuf:"bytes,1,rep,name=required_during_scheduling_ignored_during_execution,json=requiredDuringSchedulingIgnoredDuringExecution,proto3" json:"required_during_scheduling_ignored_during_execution,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Terms that must all hold for the pod to be scheduled.
+	RequiredDuringSchedulingIgnoredDuringExecution []*PodAffinityTerm `protobuf:"bytes,1,rep,name=required_during_scheduling_ignored_during_execution,json=requiredDuringSchedulingIgnoredDuringExecution,proto3" json:"required_during_scheduling_ignored_during_execution,omitempty"`
+	// Weighted terms the scheduler tries to honour.
 	PreferredDuringSchedulingIgnoredDuringExecution []*WeightedPodAffinityTerm `protobuf:"bytes,2,rep,name=preferred_during_scheduling_ignored_during_execution,json=preferredDuringSchedulingIgnoredDuringExecution,proto3" json:"preferred_during_scheduling_ignored_during_execution,omitempty"`
 	unknownFields                                   protoimpl.UnknownFields
 	sizeCache                                       protoimpl.SizeCache
@@ -1991,14 +2176,25 @@ func (x *PodAntiAffinity) GetPreferredDuringSchedulingIgnoredDuringExecution() [
 	return nil
 }
 
+// PodAffinityTerm selects pods and the topology in which the pod is placed with
+// or away from them.
 type PodAffinityTerm struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	LabelSelector     *v1.LabelSelector      `protobuf:"bytes,1,opt,name=label_selector,json=labelSelector,proto3" json:"label_selector,omitempty"`
-	Namespaces        []string               `protobuf:"bytes,2,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
-	TopologyKey       string                 `protobuf:"bytes,3,opt,name=topology_key,json=topologyKey,proto3" json:"topology_key,omitempty"`
-	NamespaceSelector *v1.LabelSelector      `protobuf:"bytes,4,opt,name=namespace_selector,json=namespaceSelector,proto3" json:"namespace_selector,omitempty"`
-	MatchLabelKeys    []string               `protobuf:"bytes,5,rep,name=match_label_keys,json=matchLabelKeys,proto3" json:"match_label_keys,omitempty"`
-	MismatchLabelKeys []string               `protobuf:"bytes,6,rep,name=mismatch_label_keys,json=mismatchLabelKeys,proto3" json:"mismatch_label_keys,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which pods the term is about.
+	LabelSelector *v1.LabelSelector `protobuf:"bytes,1,opt,name=label_selector,json=labelSelector,proto3" json:"label_selector,omitempty"`
+	// Namespaces the pods are looked for in. Default: the pod's own.
+	Namespaces []string `protobuf:"bytes,2,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	// The node label whose equal values make one domain, such as
+	// kubernetes.io/hostname.
+	TopologyKey string `protobuf:"bytes,3,opt,name=topology_key,json=topologyKey,proto3" json:"topology_key,omitempty"`
+	// Namespaces the pods are looked for in, by label; added to namespaces.
+	NamespaceSelector *v1.LabelSelector `protobuf:"bytes,4,opt,name=namespace_selector,json=namespaceSelector,proto3" json:"namespace_selector,omitempty"`
+	// Label keys whose values on the incoming pod are added to labelSelector as
+	// In requirements.
+	MatchLabelKeys []string `protobuf:"bytes,5,rep,name=match_label_keys,json=matchLabelKeys,proto3" json:"match_label_keys,omitempty"`
+	// Label keys whose values on the incoming pod are added to labelSelector as
+	// NotIn requirements.
+	MismatchLabelKeys []string `protobuf:"bytes,6,rep,name=mismatch_label_keys,json=mismatchLabelKeys,proto3" json:"mismatch_label_keys,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -2075,10 +2271,13 @@ func (x *PodAffinityTerm) GetMismatchLabelKeys() []string {
 	return nil
 }
 
+// WeightedPodAffinityTerm is a pod affinity term with a weight.
 type WeightedPodAffinityTerm struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Weight          int32                  `protobuf:"varint,1,opt,name=weight,proto3" json:"weight,omitempty"`
-	PodAffinityTerm *PodAffinityTerm       `protobuf:"bytes,2,opt,name=pod_affinity_term,json=podAffinityTerm,proto3" json:"pod_affinity_term,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Weight of the term, 1-100.
+	Weight int32 `protobuf:"varint,1,opt,name=weight,proto3" json:"weight,omitempty"`
+	// The term.
+	PodAffinityTerm *PodAffinityTerm `protobuf:"bytes,2,opt,name=pod_affinity_term,json=podAffinityTerm,proto3" json:"pod_affinity_term,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -2127,33 +2326,62 @@ func (x *WeightedPodAffinityTerm) GetPodAffinityTerm() *PodAffinityTerm {
 	return nil
 }
 
+// Container is one application container that runs in a pod.
 type Container struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	Name       string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Image      string                 `protobuf:"bytes,2,opt,name=image,proto3" json:"image,omitempty"`
-	Command    []string               `protobuf:"bytes,3,rep,name=command,proto3" json:"command,omitempty"`
-	Args       []string               `protobuf:"bytes,4,rep,name=args,proto3" json:"args,omitempty"`
-	WorkingDir string                 `protobuf:"bytes,5,opt,name=working_dir,json=workingDir,proto3" json:"working_dir,omitempty"`
-	Ports      []*ContainerPort       `protobuf:"bytes,6,rep,name=ports,proto3" json:"ports,omitempty"`
-	EnvFrom    []*EnvFromSource       `protobuf:"bytes,7,rep,name=env_from,json=envFrom,proto3" json:"env_from,omitempty"`
-	Env        []*EnvVar              `protobuf:"bytes,8,rep,name=env,proto3" json:"env,omitempty"`
-	Resources  *ResourceRequirements  `protobuf:"bytes,9,opt,name=resources,proto3" json:"resources,omitempty"`
-	// ContainerRestartPolicy; "Always" on an init container makes it a sidecar.
-	RestartPolicy            *string          `protobuf:"bytes,10,opt,name=restart_policy,json=restartPolicy,proto3,oneof" json:"restart_policy,omitempty"`
-	VolumeMounts             []*VolumeMount   `protobuf:"bytes,11,rep,name=volume_mounts,json=volumeMounts,proto3" json:"volume_mounts,omitempty"`
-	LivenessProbe            *Probe           `protobuf:"bytes,12,opt,name=liveness_probe,json=livenessProbe,proto3" json:"liveness_probe,omitempty"`
-	ReadinessProbe           *Probe           `protobuf:"bytes,13,opt,name=readiness_probe,json=readinessProbe,proto3" json:"readiness_probe,omitempty"`
-	StartupProbe             *Probe           `protobuf:"bytes,14,opt,name=startup_probe,json=startupProbe,proto3" json:"startup_probe,omitempty"`
-	Lifecycle                *Lifecycle       `protobuf:"bytes,15,opt,name=lifecycle,proto3" json:"lifecycle,omitempty"`
-	TerminationMessagePath   string           `protobuf:"bytes,16,opt,name=termination_message_path,json=terminationMessagePath,proto3" json:"termination_message_path,omitempty"`
-	TerminationMessagePolicy string           `protobuf:"bytes,17,opt,name=termination_message_policy,json=terminationMessagePolicy,proto3" json:"termination_message_policy,omitempty"`
-	ImagePullPolicy          string           `protobuf:"bytes,18,opt,name=image_pull_policy,json=imagePullPolicy,proto3" json:"image_pull_policy,omitempty"`
-	SecurityContext          *SecurityContext `protobuf:"bytes,19,opt,name=security_context,json=securityContext,proto3" json:"security_context,omitempty"`
-	Stdin                    bool             `protobuf:"varint,20,opt,name=stdin,proto3" json:"stdin,omitempty"`
-	StdinOnce                bool             `protobuf:"varint,21,opt,name=stdin_once,json=stdinOnce,proto3" json:"stdin_once,omitempty"`
-	Tty                      bool             `protobuf:"varint,22,opt,name=tty,proto3" json:"tty,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the container, a DNS label unique within the pod. Cannot be
+	// updated.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Container image reference, such as registry.podline:5000/demo/web:1.0.
+	Image string `protobuf:"bytes,2,opt,name=image,proto3" json:"image,omitempty"`
+	// Entrypoint array, replacing the image's ENTRYPOINT. Not run in a shell;
+	// $(VAR) refers to the container's environment.
+	Command []string `protobuf:"bytes,3,rep,name=command,proto3" json:"command,omitempty"`
+	// Arguments to the entrypoint, replacing the image's CMD.
+	Args []string `protobuf:"bytes,4,rep,name=args,proto3" json:"args,omitempty"`
+	// The container's working directory. Default: the image's.
+	WorkingDir string `protobuf:"bytes,5,opt,name=working_dir,json=workingDir,proto3" json:"working_dir,omitempty"`
+	// Ports the container exposes, for information and for named port references.
+	// Merged by containerPort and protocol.
+	Ports []*ContainerPort `protobuf:"bytes,6,rep,name=ports,proto3" json:"ports,omitempty"`
+	// Sources (ConfigMaps, Secrets) whose keys become environment variables.
+	EnvFrom []*EnvFromSource `protobuf:"bytes,7,rep,name=env_from,json=envFrom,proto3" json:"env_from,omitempty"`
+	// Environment variables set in the container. Merged by name.
+	Env []*EnvVar `protobuf:"bytes,8,rep,name=env,proto3" json:"env,omitempty"`
+	// Compute resources the container requests and is limited to.
+	Resources *ResourceRequirements `protobuf:"bytes,9,opt,name=resources,proto3" json:"resources,omitempty"`
+	// For init containers only: Always makes it a sidecar that keeps running
+	// beside the app containers.
+	RestartPolicy *string `protobuf:"bytes,10,opt,name=restart_policy,json=restartPolicy,proto3,oneof" json:"restart_policy,omitempty"`
+	// Pod volumes mounted into the container's filesystem. Merged by mountPath.
+	VolumeMounts []*VolumeMount `protobuf:"bytes,11,rep,name=volume_mounts,json=volumeMounts,proto3" json:"volume_mounts,omitempty"`
+	// Probe of container liveness; the container is restarted when it fails.
+	LivenessProbe *Probe `protobuf:"bytes,12,opt,name=liveness_probe,json=livenessProbe,proto3" json:"liveness_probe,omitempty"`
+	// Probe of readiness for traffic; the pod is not Ready while it fails.
+	ReadinessProbe *Probe `protobuf:"bytes,13,opt,name=readiness_probe,json=readinessProbe,proto3" json:"readiness_probe,omitempty"`
+	// Probe that must succeed before the other probes start; the container is
+	// restarted when it fails.
+	StartupProbe *Probe `protobuf:"bytes,14,opt,name=startup_probe,json=startupProbe,proto3" json:"startup_probe,omitempty"`
+	// Actions the kubelet takes after the container starts and before it stops.
+	Lifecycle *Lifecycle `protobuf:"bytes,15,opt,name=lifecycle,proto3" json:"lifecycle,omitempty"`
+	// File whose contents become the container's termination message. Default
+	// /dev/termination-log.
+	TerminationMessagePath string `protobuf:"bytes,16,opt,name=termination_message_path,json=terminationMessagePath,proto3" json:"termination_message_path,omitempty"`
+	// How the termination message is filled: File or FallbackToLogsOnError.
+	TerminationMessagePolicy string `protobuf:"bytes,17,opt,name=termination_message_policy,json=terminationMessagePolicy,proto3" json:"termination_message_policy,omitempty"`
+	// When the image is pulled: Always, IfNotPresent or Never. Default Always for
+	// :latest, IfNotPresent otherwise.
+	ImagePullPolicy string `protobuf:"bytes,18,opt,name=image_pull_policy,json=imagePullPolicy,proto3" json:"image_pull_policy,omitempty"`
+	// Security options the container runs with.
+	SecurityContext *SecurityContext `protobuf:"bytes,19,opt,name=security_context,json=securityContext,proto3" json:"security_context,omitempty"`
+	// Whether the container allocates a buffer for stdin.
+	Stdin bool `protobuf:"varint,20,opt,name=stdin,proto3" json:"stdin,omitempty"`
+	// Whether stdin closes after the first attach session.
+	StdinOnce bool `protobuf:"varint,21,opt,name=stdin_once,json=stdinOnce,proto3" json:"stdin_once,omitempty"`
+	// Whether the container allocates a TTY.
+	Tty           bool `protobuf:"varint,22,opt,name=tty,proto3" json:"tty,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Container) Reset() {
@@ -2340,13 +2568,20 @@ func (x *Container) GetTty() bool {
 	return false
 }
 
+// ContainerPort is one network port of a container.
 type ContainerPort struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	HostPort      int32                  `protobuf:"varint,2,opt,name=host_port,json=hostPort,proto3" json:"host_port,omitempty"`
-	ContainerPort int32                  `protobuf:"varint,3,opt,name=container_port,json=containerPort,proto3" json:"container_port,omitempty"`
-	Protocol      string                 `protobuf:"bytes,4,opt,name=protocol,proto3" json:"protocol,omitempty"`
-	HostIp        string                 `protobuf:"bytes,5,opt,name=host_ip,json=hostIP,proto3" json:"host_ip,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// An IANA service name for the port, unique within the pod, that services can
+	// refer to.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Port on the node that forwards to the container port; rarely needed.
+	HostPort int32 `protobuf:"varint,2,opt,name=host_port,json=hostPort,proto3" json:"host_port,omitempty"`
+	// Port number on the pod's IP address.
+	ContainerPort int32 `protobuf:"varint,3,opt,name=container_port,json=containerPort,proto3" json:"container_port,omitempty"`
+	// Protocol of the port: TCP, UDP or SCTP. Default TCP.
+	Protocol string `protobuf:"bytes,4,opt,name=protocol,proto3" json:"protocol,omitempty"`
+	// The node IP the host port binds to.
+	HostIp        string `protobuf:"bytes,5,opt,name=host_ip,json=hostIP,proto3" json:"host_ip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2416,11 +2651,15 @@ func (x *ContainerPort) GetHostIp() string {
 	return ""
 }
 
+// EnvVar is one environment variable of a container.
 type EnvVar struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
-	ValueFrom     *EnvVarSource          `protobuf:"bytes,3,opt,name=value_from,json=valueFrom,proto3" json:"value_from,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the variable.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Value of the variable; $(VAR) refers to variables defined before it.
+	Value string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	// Where the value comes from, instead of value.
+	ValueFrom     *EnvVarSource `protobuf:"bytes,3,opt,name=value_from,json=valueFrom,proto3" json:"value_from,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2476,14 +2715,20 @@ func (x *EnvVar) GetValueFrom() *EnvVarSource {
 	return nil
 }
 
+// EnvVarSource is where an environment variable's value comes from; exactly one
+// member is set.
 type EnvVarSource struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	FieldRef         *ObjectFieldSelector   `protobuf:"bytes,1,opt,name=field_ref,json=fieldRef,proto3" json:"field_ref,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A field of the pod, such as metadata.name or status.podIP.
+	FieldRef *ObjectFieldSelector `protobuf:"bytes,1,opt,name=field_ref,json=fieldRef,proto3" json:"field_ref,omitempty"`
+	// A resource limit or request of a container.
 	ResourceFieldRef *ResourceFieldSelector `protobuf:"bytes,2,opt,name=resource_field_ref,json=resourceFieldRef,proto3" json:"resource_field_ref,omitempty"`
-	ConfigMapKeyRef  *ConfigMapKeySelector  `protobuf:"bytes,3,opt,name=config_map_key_ref,json=configMapKeyRef,proto3" json:"config_map_key_ref,omitempty"`
-	SecretKeyRef     *SecretKeySelector     `protobuf:"bytes,4,opt,name=secret_key_ref,json=secretKeyRef,proto3" json:"secret_key_ref,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// A key of a ConfigMap.
+	ConfigMapKeyRef *ConfigMapKeySelector `protobuf:"bytes,3,opt,name=config_map_key_ref,json=configMapKeyRef,proto3" json:"config_map_key_ref,omitempty"`
+	// A key of a Secret.
+	SecretKeyRef  *SecretKeySelector `protobuf:"bytes,4,opt,name=secret_key_ref,json=secretKeyRef,proto3" json:"secret_key_ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EnvVarSource) Reset() {
@@ -2544,10 +2789,13 @@ func (x *EnvVarSource) GetSecretKeyRef() *SecretKeySelector {
 	return nil
 }
 
+// ObjectFieldSelector selects a field of the pod.
 type ObjectFieldSelector struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	FieldPath     string                 `protobuf:"bytes,2,opt,name=field_path,json=fieldPath,proto3" json:"field_path,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Version of the schema the path is written in. Default v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Path of the field, such as metadata.labels['app'].
+	FieldPath     string `protobuf:"bytes,2,opt,name=field_path,json=fieldPath,proto3" json:"field_path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2596,11 +2844,14 @@ func (x *ObjectFieldSelector) GetFieldPath() string {
 	return ""
 }
 
+// ResourceFieldSelector selects a container's resource limit or request.
 type ResourceFieldSelector struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ContainerName string                 `protobuf:"bytes,1,opt,name=container_name,json=containerName,proto3" json:"container_name,omitempty"`
-	Resource      string                 `protobuf:"bytes,2,opt,name=resource,proto3" json:"resource,omitempty"`
-	// resource.Quantity
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The container, required for volumes.
+	ContainerName string `protobuf:"bytes,1,opt,name=container_name,json=containerName,proto3" json:"container_name,omitempty"`
+	// The resource, such as limits.cpu or requests.memory.
+	Resource string `protobuf:"bytes,2,opt,name=resource,proto3" json:"resource,omitempty"`
+	// The unit the value is given in, as a quantity. Default 1.
 	Divisor       string `protobuf:"bytes,3,opt,name=divisor,proto3" json:"divisor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2657,12 +2908,15 @@ func (x *ResourceFieldSelector) GetDivisor() string {
 	return ""
 }
 
-// The embedded LocalObjectReference is inlined in JSON, so its name is a field here.
+// ConfigMapKeySelector selects one key of a ConfigMap.
 type ConfigMapKeySelector struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Optional      *bool                  `protobuf:"varint,3,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the ConfigMap.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The key to select.
+	Key string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// Whether the ConfigMap or its key may be missing.
+	Optional      *bool `protobuf:"varint,3,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2718,11 +2972,15 @@ func (x *ConfigMapKeySelector) GetOptional() bool {
 	return false
 }
 
+// SecretKeySelector selects one key of a Secret.
 type SecretKeySelector struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
-	Optional      *bool                  `protobuf:"varint,3,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the Secret.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The key to select.
+	Key string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// Whether the Secret or its key may be missing.
+	Optional      *bool `protobuf:"varint,3,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2778,11 +3036,16 @@ func (x *SecretKeySelector) GetOptional() bool {
 	return false
 }
 
+// EnvFromSource turns every key of a ConfigMap or Secret into environment
+// variables.
 type EnvFromSource struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Prefix        string                 `protobuf:"bytes,1,opt,name=prefix,proto3" json:"prefix,omitempty"`
-	ConfigMapRef  *ConfigMapEnvSource    `protobuf:"bytes,2,opt,name=config_map_ref,json=configMapRef,proto3" json:"config_map_ref,omitempty"`
-	SecretRef     *SecretEnvSource       `protobuf:"bytes,3,opt,name=secret_ref,json=secretRef,proto3" json:"secret_ref,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Prefix added to every variable name.
+	Prefix string `protobuf:"bytes,1,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// The ConfigMap to read.
+	ConfigMapRef *ConfigMapEnvSource `protobuf:"bytes,2,opt,name=config_map_ref,json=configMapRef,proto3" json:"config_map_ref,omitempty"`
+	// The Secret to read.
+	SecretRef     *SecretEnvSource `protobuf:"bytes,3,opt,name=secret_ref,json=secretRef,proto3" json:"secret_ref,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2838,10 +3101,13 @@ func (x *EnvFromSource) GetSecretRef() *SecretEnvSource {
 	return nil
 }
 
+// ConfigMapEnvSource names a ConfigMap whose keys become environment variables.
 type ConfigMapEnvSource struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Optional      *bool                  `protobuf:"varint,2,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the ConfigMap.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether the ConfigMap may be missing.
+	Optional      *bool `protobuf:"varint,2,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2890,10 +3156,13 @@ func (x *ConfigMapEnvSource) GetOptional() bool {
 	return false
 }
 
+// SecretEnvSource names a Secret whose keys become environment variables.
 type SecretEnvSource struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Optional      *bool                  `protobuf:"varint,2,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the Secret.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether the Secret may be missing.
+	Optional      *bool `protobuf:"varint,2,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2942,11 +3211,17 @@ func (x *SecretEnvSource) GetOptional() bool {
 	return false
 }
 
+// ResourceRequirements are the compute resources a container asks for and may
+// use.
 type ResourceRequirements struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Limits        map[string]string      `protobuf:"bytes,1,rep,name=limits,proto3" json:"limits,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Requests      map[string]string      `protobuf:"bytes,2,rep,name=requests,proto3" json:"requests,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Claims        []*ResourceClaim       `protobuf:"bytes,3,rep,name=claims,proto3" json:"claims,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The most of each resource (cpu, memory) the container may use.
+	Limits map[string]string `protobuf:"bytes,1,rep,name=limits,proto3" json:"limits,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The resources the scheduler reserves for the container; default: its
+	// limits.
+	Requests map[string]string `protobuf:"bytes,2,rep,name=requests,proto3" json:"requests,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Resource claims of the pod the container uses.
+	Claims        []*ResourceClaim `protobuf:"bytes,3,rep,name=claims,proto3" json:"claims,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3002,10 +3277,13 @@ func (x *ResourceRequirements) GetClaims() []*ResourceClaim {
 	return nil
 }
 
+// ResourceClaim names a pod resource claim a container uses.
 type ResourceClaim struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Request       string                 `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of one of the pod's resource claims.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Name of one request within the claim; empty for the whole claim.
+	Request       string `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3054,17 +3332,26 @@ func (x *ResourceClaim) GetRequest() string {
 	return ""
 }
 
+// VolumeMount mounts a pod volume into a container.
 type VolumeMount struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	Name              string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	ReadOnly          bool                   `protobuf:"varint,2,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
-	RecursiveReadOnly *string                `protobuf:"bytes,3,opt,name=recursive_read_only,json=recursiveReadOnly,proto3,oneof" json:"recursive_read_only,omitempty"`
-	MountPath         string                 `protobuf:"bytes,4,opt,name=mount_path,json=mountPath,proto3" json:"mount_path,omitempty"`
-	SubPath           string                 `protobuf:"bytes,5,opt,name=sub_path,json=subPath,proto3" json:"sub_path,omitempty"`
-	MountPropagation  *string                `protobuf:"bytes,6,opt,name=mount_propagation,json=mountPropagation,proto3,oneof" json:"mount_propagation,omitempty"`
-	SubPathExpr       string                 `protobuf:"bytes,7,opt,name=sub_path_expr,json=subPathExpr,proto3" json:"sub_path_expr,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the pod volume.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Mount read-only.
+	ReadOnly bool `protobuf:"varint,2,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	// Disabled, IfPossible or Enabled: whether submounts are read-only too.
+	RecursiveReadOnly *string `protobuf:"bytes,3,opt,name=recursive_read_only,json=recursiveReadOnly,proto3,oneof" json:"recursive_read_only,omitempty"`
+	// Path in the container to mount at.
+	MountPath string `protobuf:"bytes,4,opt,name=mount_path,json=mountPath,proto3" json:"mount_path,omitempty"`
+	// A path within the volume to mount instead of its root.
+	SubPath string `protobuf:"bytes,5,opt,name=sub_path,json=subPath,proto3" json:"sub_path,omitempty"`
+	// How mounts propagate between host and container: None, HostToContainer or
+	// Bidirectional.
+	MountPropagation *string `protobuf:"bytes,6,opt,name=mount_propagation,json=mountPropagation,proto3,oneof" json:"mount_propagation,omitempty"`
+	// Like subPath, with $(VAR) expanded from the container's environment.
+	SubPathExpr   string `protobuf:"bytes,7,opt,name=sub_path_expr,json=subPathExpr,proto3" json:"sub_path_expr,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *VolumeMount) Reset() {
@@ -3146,20 +3433,31 @@ func (x *VolumeMount) GetSubPathExpr() string {
 	return ""
 }
 
-// The ProbeHandler (exec, httpGet, tcpSocket, grpc) is inlined in JSON, so its
-// fields sit directly on Probe.
+// Probe is a check the kubelet runs against a container, with one handler and
+// its timing.
 type Probe struct {
-	state                         protoimpl.MessageState `protogen:"open.v1"`
-	Exec                          *ExecAction            `protobuf:"bytes,1,opt,name=exec,proto3" json:"exec,omitempty"`
-	HttpGet                       *HTTPGetAction         `protobuf:"bytes,2,opt,name=http_get,json=httpGet,proto3" json:"http_get,omitempty"`
-	TcpSocket                     *TCPSocketAction       `protobuf:"bytes,3,opt,name=tcp_socket,json=tcpSocket,proto3" json:"tcp_socket,omitempty"`
-	Grpc                          *GRPCAction            `protobuf:"bytes,4,opt,name=grpc,proto3" json:"grpc,omitempty"`
-	InitialDelaySeconds           int32                  `protobuf:"varint,5,opt,name=initial_delay_seconds,json=initialDelaySeconds,proto3" json:"initial_delay_seconds,omitempty"`
-	TimeoutSeconds                int32                  `protobuf:"varint,6,opt,name=timeout_seconds,json=timeoutSeconds,proto3" json:"timeout_seconds,omitempty"`
-	PeriodSeconds                 int32                  `protobuf:"varint,7,opt,name=period_seconds,json=periodSeconds,proto3" json:"period_seconds,omitempty"`
-	SuccessThreshold              int32                  `protobuf:"varint,8,opt,name=success_threshold,json=successThreshold,proto3" json:"success_threshold,omitempty"`
-	FailureThreshold              int32                  `protobuf:"varint,9,opt,name=failure_threshold,json=failureThreshold,proto3" json:"failure_threshold,omitempty"`
-	TerminationGracePeriodSeconds *int64                 `protobuf:"varint,10,opt,name=termination_grace_period_seconds,json=terminationGracePeriodSeconds,proto3,oneof" json:"termination_grace_period_seconds,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Run a command in the container; exit code 0 is success.
+	Exec *ExecAction `protobuf:"bytes,1,opt,name=exec,proto3" json:"exec,omitempty"`
+	// An HTTP GET; a status from 200 to 399 is success.
+	HttpGet *HTTPGetAction `protobuf:"bytes,2,opt,name=http_get,json=httpGet,proto3" json:"http_get,omitempty"`
+	// Open a TCP connection; success if it connects.
+	TcpSocket *TCPSocketAction `protobuf:"bytes,3,opt,name=tcp_socket,json=tcpSocket,proto3" json:"tcp_socket,omitempty"`
+	// A gRPC health check.
+	Grpc *GRPCAction `protobuf:"bytes,4,opt,name=grpc,proto3" json:"grpc,omitempty"`
+	// Seconds after the container starts before the first probe.
+	InitialDelaySeconds int32 `protobuf:"varint,5,opt,name=initial_delay_seconds,json=initialDelaySeconds,proto3" json:"initial_delay_seconds,omitempty"`
+	// Seconds after which a probe times out. Default 1.
+	TimeoutSeconds int32 `protobuf:"varint,6,opt,name=timeout_seconds,json=timeoutSeconds,proto3" json:"timeout_seconds,omitempty"`
+	// Seconds between probes. Default 10.
+	PeriodSeconds int32 `protobuf:"varint,7,opt,name=period_seconds,json=periodSeconds,proto3" json:"period_seconds,omitempty"`
+	// Successes in a row after a failure to count as success. Default 1.
+	SuccessThreshold int32 `protobuf:"varint,8,opt,name=success_threshold,json=successThreshold,proto3" json:"success_threshold,omitempty"`
+	// Failures in a row to count as failure. Default 3.
+	FailureThreshold int32 `protobuf:"varint,9,opt,name=failure_threshold,json=failureThreshold,proto3" json:"failure_threshold,omitempty"`
+	// Grace period when the probe's failure kills the container, overriding the
+	// pod's.
+	TerminationGracePeriodSeconds *int64 `protobuf:"varint,10,opt,name=termination_grace_period_seconds,json=terminationGracePeriodSeconds,proto3,oneof" json:"termination_grace_period_seconds,omitempty"`
 	unknownFields                 protoimpl.UnknownFields
 	sizeCache                     protoimpl.SizeCache
 }
@@ -3264,9 +3562,11 @@ func (x *Probe) GetTerminationGracePeriodSeconds() int64 {
 	return 0
 }
 
+// ExecAction runs a command in the container.
 type ExecAction struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Command       []string               `protobuf:"bytes,1,rep,name=command,proto3" json:"command,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The command and its arguments; not run in a shell.
+	Command       []string `protobuf:"bytes,1,rep,name=command,proto3" json:"command,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3308,13 +3608,19 @@ func (x *ExecAction) GetCommand() []string {
 	return nil
 }
 
+// HTTPGetAction is an HTTP GET request.
 type HTTPGetAction struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
-	Port          *v1.IntOrString        `protobuf:"bytes,2,opt,name=port,proto3" json:"port,omitempty"`
-	Host          string                 `protobuf:"bytes,3,opt,name=host,proto3" json:"host,omitempty"`
-	Scheme        string                 `protobuf:"bytes,4,opt,name=scheme,proto3" json:"scheme,omitempty"`
-	HttpHeaders   []*HTTPHeader          `protobuf:"bytes,5,rep,name=http_headers,json=httpHeaders,proto3" json:"http_headers,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path to request.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// Port number or name on the container.
+	Port *v1.IntOrString `protobuf:"bytes,2,opt,name=port,proto3" json:"port,omitempty"`
+	// Host to connect to. Default: the pod's IP.
+	Host string `protobuf:"bytes,3,opt,name=host,proto3" json:"host,omitempty"`
+	// HTTP (default) or HTTPS.
+	Scheme string `protobuf:"bytes,4,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	// Extra request headers.
+	HttpHeaders   []*HTTPHeader `protobuf:"bytes,5,rep,name=http_headers,json=httpHeaders,proto3" json:"http_headers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3384,10 +3690,13 @@ func (x *HTTPGetAction) GetHttpHeaders() []*HTTPHeader {
 	return nil
 }
 
+// HTTPHeader is one HTTP header.
 type HTTPHeader struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Header name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Header value.
+	Value         string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3436,10 +3745,13 @@ func (x *HTTPHeader) GetValue() string {
 	return ""
 }
 
+// TCPSocketAction opens a TCP connection.
 type TCPSocketAction struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Port          *v1.IntOrString        `protobuf:"bytes,1,opt,name=port,proto3" json:"port,omitempty"`
-	Host          string                 `protobuf:"bytes,2,opt,name=host,proto3" json:"host,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Port number or name on the container.
+	Port *v1.IntOrString `protobuf:"bytes,1,opt,name=port,proto3" json:"port,omitempty"`
+	// Host to connect to. Default: the pod's IP.
+	Host          string `protobuf:"bytes,2,opt,name=host,proto3" json:"host,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3488,10 +3800,13 @@ func (x *TCPSocketAction) GetHost() string {
 	return ""
 }
 
+// GRPCAction calls the gRPC health checking protocol.
 type GRPCAction struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Port          int32                  `protobuf:"varint,1,opt,name=port,proto3" json:"port,omitempty"`
-	Service       *string                `protobuf:"bytes,2,opt,name=service,proto3,oneof" json:"service,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Port number of the gRPC service.
+	Port int32 `protobuf:"varint,1,opt,name=port,proto3" json:"port,omitempty"`
+	// Service name sent in the health check request.
+	Service       *string `protobuf:"bytes,2,opt,name=service,proto3,oneof" json:"service,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3540,9 +3855,11 @@ func (x *GRPCAction) GetService() string {
 	return ""
 }
 
+// SleepAction waits.
 type SleepAction struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Seconds       int64                  `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Seconds to sleep.
+	Seconds       int64 `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3584,10 +3901,14 @@ func (x *SleepAction) GetSeconds() int64 {
 	return 0
 }
 
+// Lifecycle holds the actions run at a container's start and stop.
 type Lifecycle struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PostStart     *LifecycleHandler      `protobuf:"bytes,1,opt,name=post_start,json=postStart,proto3" json:"post_start,omitempty"`
-	PreStop       *LifecycleHandler      `protobuf:"bytes,2,opt,name=pre_stop,json=preStop,proto3" json:"pre_stop,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Run right after the container is created; the container is restarted if it
+	// fails.
+	PostStart *LifecycleHandler `protobuf:"bytes,1,opt,name=post_start,json=postStart,proto3" json:"post_start,omitempty"`
+	// Run before the container is stopped, within the termination grace period.
+	PreStop       *LifecycleHandler `protobuf:"bytes,2,opt,name=pre_stop,json=preStop,proto3" json:"pre_stop,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3636,12 +3957,17 @@ func (x *Lifecycle) GetPreStop() *LifecycleHandler {
 	return nil
 }
 
+// LifecycleHandler is one lifecycle action; exactly one member is set.
 type LifecycleHandler struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Exec          *ExecAction            `protobuf:"bytes,1,opt,name=exec,proto3" json:"exec,omitempty"`
-	HttpGet       *HTTPGetAction         `protobuf:"bytes,2,opt,name=http_get,json=httpGet,proto3" json:"http_get,omitempty"`
-	TcpSocket     *TCPSocketAction       `protobuf:"bytes,3,opt,name=tcp_socket,json=tcpSocket,proto3" json:"tcp_socket,omitempty"`
-	Sleep         *SleepAction           `protobuf:"bytes,4,opt,name=sleep,proto3" json:"sleep,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Run a command in the container.
+	Exec *ExecAction `protobuf:"bytes,1,opt,name=exec,proto3" json:"exec,omitempty"`
+	// Send an HTTP GET.
+	HttpGet *HTTPGetAction `protobuf:"bytes,2,opt,name=http_get,json=httpGet,proto3" json:"http_get,omitempty"`
+	// Deprecated: open a TCP connection.
+	TcpSocket *TCPSocketAction `protobuf:"bytes,3,opt,name=tcp_socket,json=tcpSocket,proto3" json:"tcp_socket,omitempty"`
+	// Wait a number of seconds.
+	Sleep         *SleepAction `protobuf:"bytes,4,opt,name=sleep,proto3" json:"sleep,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3704,20 +4030,30 @@ func (x *LifecycleHandler) GetSleep() *SleepAction {
 	return nil
 }
 
-// The VolumeSource is inlined in JSON, so its members sit directly on Volume;
-// at most one of them is set.
+// Volume is a named volume in a pod that its containers can mount; exactly one
+// source is set.
 type Volume struct {
-	state                 protoimpl.MessageState             `protogen:"open.v1"`
-	Name                  string                             `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	HostPath              *HostPathVolumeSource              `protobuf:"bytes,2,opt,name=host_path,json=hostPath,proto3" json:"host_path,omitempty"`
-	EmptyDir              *EmptyDirVolumeSource              `protobuf:"bytes,3,opt,name=empty_dir,json=emptyDir,proto3" json:"empty_dir,omitempty"`
-	Secret                *SecretVolumeSource                `protobuf:"bytes,4,opt,name=secret,proto3" json:"secret,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the volume, a DNS label unique within the pod; volumeMounts refer
+	// to it.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// A file or directory on the node.
+	HostPath *HostPathVolumeSource `protobuf:"bytes,2,opt,name=host_path,json=hostPath,proto3" json:"host_path,omitempty"`
+	// An empty directory that lives as long as the pod.
+	EmptyDir *EmptyDirVolumeSource `protobuf:"bytes,3,opt,name=empty_dir,json=emptyDir,proto3" json:"empty_dir,omitempty"`
+	// The keys of a Secret, as files.
+	Secret *SecretVolumeSource `protobuf:"bytes,4,opt,name=secret,proto3" json:"secret,omitempty"`
+	// A PersistentVolumeClaim in the pod's namespace.
 	PersistentVolumeClaim *PersistentVolumeClaimVolumeSource `protobuf:"bytes,5,opt,name=persistent_volume_claim,json=persistentVolumeClaim,proto3" json:"persistent_volume_claim,omitempty"`
-	DownwardApi           *DownwardAPIVolumeSource           `protobuf:"bytes,6,opt,name=downward_api,json=downwardAPI,proto3" json:"downward_api,omitempty"`
-	ConfigMap             *ConfigMapVolumeSource             `protobuf:"bytes,7,opt,name=config_map,json=configMap,proto3" json:"config_map,omitempty"`
-	Projected             *ProjectedVolumeSource             `protobuf:"bytes,8,opt,name=projected,proto3" json:"projected,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// Fields of the pod, as files.
+	DownwardApi *DownwardAPIVolumeSource `protobuf:"bytes,6,opt,name=downward_api,json=downwardAPI,proto3" json:"downward_api,omitempty"`
+	// The keys of a ConfigMap, as files.
+	ConfigMap *ConfigMapVolumeSource `protobuf:"bytes,7,opt,name=config_map,json=configMap,proto3" json:"config_map,omitempty"`
+	// Several sources (Secrets, ConfigMaps, the downward API, a service account
+	// token) in one directory.
+	Projected     *ProjectedVolumeSource `protobuf:"bytes,8,opt,name=projected,proto3" json:"projected,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Volume) Reset() {
@@ -3806,10 +4142,14 @@ func (x *Volume) GetProjected() *ProjectedVolumeSource {
 	return nil
 }
 
+// HostPathVolumeSource mounts a path of the node into the pod.
 type HostPathVolumeSource struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
-	Type          *string                `protobuf:"bytes,2,opt,name=type,proto3,oneof" json:"type,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path on the node; a symlink is followed.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// What must be at the path: "" (no check), DirectoryOrCreate, Directory,
+	// FileOrCreate, File, Socket, CharDevice or BlockDevice.
+	Type          *string `protobuf:"bytes,2,opt,name=type,proto3,oneof" json:"type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3858,10 +4198,13 @@ func (x *HostPathVolumeSource) GetType() string {
 	return ""
 }
 
+// EmptyDirVolumeSource is an empty directory, created with the pod and removed
+// with it.
 type EmptyDirVolumeSource struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	Medium string                 `protobuf:"bytes,1,opt,name=medium,proto3" json:"medium,omitempty"`
-	// *resource.Quantity
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Storage medium: "" for the node's disk, Memory for a tmpfs.
+	Medium string `protobuf:"bytes,1,opt,name=medium,proto3" json:"medium,omitempty"`
+	// The most storage the directory may hold, as a quantity.
 	SizeLimit     *string `protobuf:"bytes,2,opt,name=size_limit,json=sizeLimit,proto3,oneof" json:"size_limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3911,12 +4254,18 @@ func (x *EmptyDirVolumeSource) GetSizeLimit() string {
 	return ""
 }
 
+// SecretVolumeSource puts the keys of a Secret into a volume as files.
 type SecretVolumeSource struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SecretName    string                 `protobuf:"bytes,1,opt,name=secret_name,json=secretName,proto3" json:"secret_name,omitempty"`
-	Items         []*KeyToPath           `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
-	DefaultMode   *int32                 `protobuf:"varint,3,opt,name=default_mode,json=defaultMode,proto3,oneof" json:"default_mode,omitempty"`
-	Optional      *bool                  `protobuf:"varint,4,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the Secret in the pod's namespace.
+	SecretName string `protobuf:"bytes,1,opt,name=secret_name,json=secretName,proto3" json:"secret_name,omitempty"`
+	// Which keys to project, and to which paths; default: every key to a file of
+	// its name.
+	Items []*KeyToPath `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
+	// Permission bits of the files, such as 0644. Default 0644.
+	DefaultMode *int32 `protobuf:"varint,3,opt,name=default_mode,json=defaultMode,proto3,oneof" json:"default_mode,omitempty"`
+	// Whether the Secret or its keys may be missing.
+	Optional      *bool `protobuf:"varint,4,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3979,12 +4328,18 @@ func (x *SecretVolumeSource) GetOptional() bool {
 	return false
 }
 
+// ConfigMapVolumeSource puts the keys of a ConfigMap into a volume as files.
 type ConfigMapVolumeSource struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Items         []*KeyToPath           `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
-	DefaultMode   *int32                 `protobuf:"varint,3,opt,name=default_mode,json=defaultMode,proto3,oneof" json:"default_mode,omitempty"`
-	Optional      *bool                  `protobuf:"varint,4,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the ConfigMap.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Which keys to project, and to which paths; default: every key to a file of
+	// its name.
+	Items []*KeyToPath `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
+	// Permission bits of the files, such as 0644. Default 0644.
+	DefaultMode *int32 `protobuf:"varint,3,opt,name=default_mode,json=defaultMode,proto3,oneof" json:"default_mode,omitempty"`
+	// Whether the ConfigMap or its keys may be missing.
+	Optional      *bool `protobuf:"varint,4,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4047,11 +4402,15 @@ func (x *ConfigMapVolumeSource) GetOptional() bool {
 	return false
 }
 
+// KeyToPath maps one key to a file path in a volume.
 type KeyToPath struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Path          string                 `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
-	Mode          *int32                 `protobuf:"varint,3,opt,name=mode,proto3,oneof" json:"mode,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The key to project.
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// Relative path of the file; no .. element.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// Permission bits of the file, overriding the volume's defaultMode.
+	Mode          *int32 `protobuf:"varint,3,opt,name=mode,proto3,oneof" json:"mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4107,10 +4466,13 @@ func (x *KeyToPath) GetMode() int32 {
 	return 0
 }
 
+// PersistentVolumeClaimVolumeSource mounts the volume bound to a claim.
 type PersistentVolumeClaimVolumeSource struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ClaimName     string                 `protobuf:"bytes,1,opt,name=claim_name,json=claimName,proto3" json:"claim_name,omitempty"`
-	ReadOnly      bool                   `protobuf:"varint,2,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the PersistentVolumeClaim in the pod's namespace.
+	ClaimName string `protobuf:"bytes,1,opt,name=claim_name,json=claimName,proto3" json:"claim_name,omitempty"`
+	// Mount the volume read-only.
+	ReadOnly      bool `protobuf:"varint,2,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4159,10 +4521,13 @@ func (x *PersistentVolumeClaimVolumeSource) GetReadOnly() bool {
 	return false
 }
 
+// DownwardAPIVolumeSource puts fields of the pod into a volume as files.
 type DownwardAPIVolumeSource struct {
-	state         protoimpl.MessageState   `protogen:"open.v1"`
-	Items         []*DownwardAPIVolumeFile `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
-	DefaultMode   *int32                   `protobuf:"varint,2,opt,name=default_mode,json=defaultMode,proto3,oneof" json:"default_mode,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The files and the field each holds.
+	Items []*DownwardAPIVolumeFile `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// Permission bits of the files. Default 0644.
+	DefaultMode   *int32 `protobuf:"varint,2,opt,name=default_mode,json=defaultMode,proto3,oneof" json:"default_mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4211,14 +4576,21 @@ func (x *DownwardAPIVolumeSource) GetDefaultMode() int32 {
 	return 0
 }
 
+// DownwardAPIVolumeFile is one file holding a field of the pod or a container's
+// resource.
 type DownwardAPIVolumeFile struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	Path             string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
-	FieldRef         *ObjectFieldSelector   `protobuf:"bytes,2,opt,name=field_ref,json=fieldRef,proto3" json:"field_ref,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Relative path of the file.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// A field of the pod: metadata.name, metadata.namespace, metadata.labels,
+	// metadata.annotations or metadata.uid.
+	FieldRef *ObjectFieldSelector `protobuf:"bytes,2,opt,name=field_ref,json=fieldRef,proto3" json:"field_ref,omitempty"`
+	// A container's resource limit or request.
 	ResourceFieldRef *ResourceFieldSelector `protobuf:"bytes,3,opt,name=resource_field_ref,json=resourceFieldRef,proto3" json:"resource_field_ref,omitempty"`
-	Mode             *int32                 `protobuf:"varint,4,opt,name=mode,proto3,oneof" json:"mode,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Permission bits of the file.
+	Mode          *int32 `protobuf:"varint,4,opt,name=mode,proto3,oneof" json:"mode,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DownwardAPIVolumeFile) Reset() {
@@ -4279,10 +4651,13 @@ func (x *DownwardAPIVolumeFile) GetMode() int32 {
 	return 0
 }
 
+// ProjectedVolumeSource combines several sources into one directory.
 type ProjectedVolumeSource struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Sources       []*VolumeProjection    `protobuf:"bytes,1,rep,name=sources,proto3" json:"sources,omitempty"`
-	DefaultMode   *int32                 `protobuf:"varint,2,opt,name=default_mode,json=defaultMode,proto3,oneof" json:"default_mode,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The sources.
+	Sources []*VolumeProjection `protobuf:"bytes,1,rep,name=sources,proto3" json:"sources,omitempty"`
+	// Permission bits of the files. Default 0644.
+	DefaultMode   *int32 `protobuf:"varint,2,opt,name=default_mode,json=defaultMode,proto3,oneof" json:"default_mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4331,11 +4706,17 @@ func (x *ProjectedVolumeSource) GetDefaultMode() int32 {
 	return 0
 }
 
+// VolumeProjection is one source of a projected volume; exactly one member is
+// set.
 type VolumeProjection struct {
-	state               protoimpl.MessageState         `protogen:"open.v1"`
-	Secret              *SecretProjection              `protobuf:"bytes,1,opt,name=secret,proto3" json:"secret,omitempty"`
-	DownwardApi         *DownwardAPIProjection         `protobuf:"bytes,2,opt,name=downward_api,json=downwardAPI,proto3" json:"downward_api,omitempty"`
-	ConfigMap           *ConfigMapProjection           `protobuf:"bytes,3,opt,name=config_map,json=configMap,proto3" json:"config_map,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Keys of a Secret.
+	Secret *SecretProjection `protobuf:"bytes,1,opt,name=secret,proto3" json:"secret,omitempty"`
+	// Fields of the pod.
+	DownwardApi *DownwardAPIProjection `protobuf:"bytes,2,opt,name=downward_api,json=downwardAPI,proto3" json:"downward_api,omitempty"`
+	// Keys of a ConfigMap.
+	ConfigMap *ConfigMapProjection `protobuf:"bytes,3,opt,name=config_map,json=configMap,proto3" json:"config_map,omitempty"`
+	// A token of the pod's service account.
 	ServiceAccountToken *ServiceAccountTokenProjection `protobuf:"bytes,4,opt,name=service_account_token,json=serviceAccountToken,proto3" json:"service_account_token,omitempty"`
 	unknownFields       protoimpl.UnknownFields
 	sizeCache           protoimpl.SizeCache
@@ -4399,11 +4780,15 @@ func (x *VolumeProjection) GetServiceAccountToken() *ServiceAccountTokenProjecti
 	return nil
 }
 
+// SecretProjection projects keys of a Secret.
 type SecretProjection struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Items         []*KeyToPath           `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
-	Optional      *bool                  `protobuf:"varint,3,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the Secret.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Which keys to project, and to which paths; default: every key.
+	Items []*KeyToPath `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
+	// Whether the Secret or its keys may be missing.
+	Optional      *bool `protobuf:"varint,3,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4459,11 +4844,15 @@ func (x *SecretProjection) GetOptional() bool {
 	return false
 }
 
+// ConfigMapProjection projects keys of a ConfigMap.
 type ConfigMapProjection struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Items         []*KeyToPath           `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
-	Optional      *bool                  `protobuf:"varint,3,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the ConfigMap.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Which keys to project, and to which paths; default: every key.
+	Items []*KeyToPath `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
+	// Whether the ConfigMap or its keys may be missing.
+	Optional      *bool `protobuf:"varint,3,opt,name=optional,proto3,oneof" json:"optional,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4519,8 +4908,10 @@ func (x *ConfigMapProjection) GetOptional() bool {
 	return false
 }
 
+// DownwardAPIProjection projects fields of the pod.
 type DownwardAPIProjection struct {
-	state         protoimpl.MessageState   `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The files and the field each holds.
 	Items         []*DownwardAPIVolumeFile `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4563,13 +4954,18 @@ func (x *DownwardAPIProjection) GetItems() []*DownwardAPIVolumeFile {
 	return nil
 }
 
+// ServiceAccountTokenProjection projects a token of the pod's service account.
 type ServiceAccountTokenProjection struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	Audience          string                 `protobuf:"bytes,1,opt,name=audience,proto3" json:"audience,omitempty"`
-	ExpirationSeconds *int64                 `protobuf:"varint,2,opt,name=expiration_seconds,json=expirationSeconds,proto3,oneof" json:"expiration_seconds,omitempty"`
-	Path              string                 `protobuf:"bytes,3,opt,name=path,proto3" json:"path,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The audience the token is for. Default: the apiserver's.
+	Audience string `protobuf:"bytes,1,opt,name=audience,proto3" json:"audience,omitempty"`
+	// Requested lifetime of the token; the kubelet renews it before it expires.
+	// Default 3600.
+	ExpirationSeconds *int64 `protobuf:"varint,2,opt,name=expiration_seconds,json=expirationSeconds,proto3,oneof" json:"expiration_seconds,omitempty"`
+	// Relative path of the token's file.
+	Path          string `protobuf:"bytes,3,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ServiceAccountTokenProjection) Reset() {
@@ -4623,24 +5019,42 @@ func (x *ServiceAccountTokenProjection) GetPath() string {
 	return ""
 }
 
+// PodStatus is the observed state of a pod, written by the kubelet and the
+// scheduler.
 type PodStatus struct {
-	state                 protoimpl.MessageState `protogen:"open.v1"`
-	ObservedGeneration    int64                  `protobuf:"varint,1,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
-	Phase                 string                 `protobuf:"bytes,2,opt,name=phase,proto3" json:"phase,omitempty"`
-	Conditions            []*PodCondition        `protobuf:"bytes,3,rep,name=conditions,proto3" json:"conditions,omitempty"`
-	Message               string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
-	Reason                string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
-	NominatedNodeName     string                 `protobuf:"bytes,6,opt,name=nominated_node_name,json=nominatedNodeName,proto3" json:"nominated_node_name,omitempty"`
-	HostIp                string                 `protobuf:"bytes,7,opt,name=host_ip,json=hostIP,proto3" json:"host_ip,omitempty"`
-	HostIps               []*HostIP              `protobuf:"bytes,8,rep,name=host_ips,json=hostIPs,proto3" json:"host_ips,omitempty"`
-	PodIp                 string                 `protobuf:"bytes,9,opt,name=pod_ip,json=podIP,proto3" json:"pod_ip,omitempty"`
-	PodIps                []*PodIP               `protobuf:"bytes,10,rep,name=pod_ips,json=podIPs,proto3" json:"pod_ips,omitempty"`
-	StartTime             *v1.Time               `protobuf:"bytes,11,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
-	InitContainerStatuses []*ContainerStatus     `protobuf:"bytes,12,rep,name=init_container_statuses,json=initContainerStatuses,proto3" json:"init_container_statuses,omitempty"`
-	ContainerStatuses     []*ContainerStatus     `protobuf:"bytes,13,rep,name=container_statuses,json=containerStatuses,proto3" json:"container_statuses,omitempty"`
-	QosClass              string                 `protobuf:"bytes,14,opt,name=qos_class,json=qosClass,proto3" json:"qos_class,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The pod's metadata.generation this status reflects.
+	ObservedGeneration int64 `protobuf:"varint,1,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
+	// Where the pod is in its life: Pending, Running, Succeeded, Failed or
+	// Unknown.
+	Phase string `protobuf:"bytes,2,opt,name=phase,proto3" json:"phase,omitempty"`
+	// The pod's conditions: PodScheduled, Initialized, ContainersReady, Ready.
+	Conditions []*PodCondition `protobuf:"bytes,3,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	// A human-readable note on why the pod is in this state.
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// A CamelCase word on why the pod is in this state, such as Evicted.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The node where preemption made room for the pod, before it is bound.
+	NominatedNodeName string `protobuf:"bytes,6,opt,name=nominated_node_name,json=nominatedNodeName,proto3" json:"nominated_node_name,omitempty"`
+	// IP of the node the pod runs on.
+	HostIp string `protobuf:"bytes,7,opt,name=host_ip,json=hostIP,proto3" json:"host_ip,omitempty"`
+	// IPs of the node the pod runs on, one per family.
+	HostIps []*HostIP `protobuf:"bytes,8,rep,name=host_ips,json=hostIPs,proto3" json:"host_ips,omitempty"`
+	// The pod's IP address; empty until one is allocated.
+	PodIp string `protobuf:"bytes,9,opt,name=pod_ip,json=podIP,proto3" json:"pod_ip,omitempty"`
+	// The pod's IP addresses, one per family; the first is podIP.
+	PodIps []*PodIP `protobuf:"bytes,10,rep,name=pod_ips,json=podIPs,proto3" json:"pod_ips,omitempty"`
+	// When the kubelet acknowledged the pod, before its images were pulled.
+	StartTime *v1.Time `protobuf:"bytes,11,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	// The state of each init container.
+	InitContainerStatuses []*ContainerStatus `protobuf:"bytes,12,rep,name=init_container_statuses,json=initContainerStatuses,proto3" json:"init_container_statuses,omitempty"`
+	// The state of each app container.
+	ContainerStatuses []*ContainerStatus `protobuf:"bytes,13,rep,name=container_statuses,json=containerStatuses,proto3" json:"container_statuses,omitempty"`
+	// The pod's quality of service class from its resources: Guaranteed,
+	// Burstable or BestEffort.
+	QosClass      string `protobuf:"bytes,14,opt,name=qos_class,json=qosClass,proto3" json:"qos_class,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PodStatus) Reset() {
@@ -4771,17 +5185,26 @@ func (x *PodStatus) GetQosClass() string {
 	return ""
 }
 
+// PodCondition is one condition of a pod.
 type PodCondition struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Type               string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	ObservedGeneration int64                  `protobuf:"varint,2,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
-	Status             string                 `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
-	LastProbeTime      *v1.Time               `protobuf:"bytes,4,opt,name=last_probe_time,json=lastProbeTime,proto3" json:"last_probe_time,omitempty"`
-	LastTransitionTime *v1.Time               `protobuf:"bytes,5,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
-	Reason             string                 `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message            string                 `protobuf:"bytes,7,opt,name=message,proto3" json:"message,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// PodScheduled, Initialized, ContainersReady, Ready, or a readiness gate's
+	// type.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// The pod's metadata.generation the condition reflects.
+	ObservedGeneration int64 `protobuf:"varint,2,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
+	// True, False or Unknown.
+	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	// When the condition was last checked.
+	LastProbeTime *v1.Time `protobuf:"bytes,4,opt,name=last_probe_time,json=lastProbeTime,proto3" json:"last_probe_time,omitempty"`
+	// When the status last changed.
+	LastTransitionTime *v1.Time `protobuf:"bytes,5,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
+	// A CamelCase word on the last transition, such as Unschedulable.
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A human-readable note on the last transition.
+	Message       string `protobuf:"bytes,7,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PodCondition) Reset() {
@@ -4863,9 +5286,11 @@ func (x *PodCondition) GetMessage() string {
 	return ""
 }
 
+// HostIP is one IP of the pod's node.
 type HostIP struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Ip            string                 `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The IP address.
+	Ip            string `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4907,9 +5332,11 @@ func (x *HostIP) GetIp() string {
 	return ""
 }
 
+// PodIP is one IP of the pod.
 type PodIP struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Ip            string                 `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The IP address.
+	Ip            string `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4951,17 +5378,27 @@ func (x *PodIP) GetIp() string {
 	return ""
 }
 
+// ContainerStatus is the observed state of one container.
 type ContainerStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	State         *ContainerState        `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
-	LastState     *ContainerState        `protobuf:"bytes,3,opt,name=last_state,json=lastState,proto3" json:"last_state,omitempty"`
-	Ready         bool                   `protobuf:"varint,4,opt,name=ready,proto3" json:"ready,omitempty"`
-	RestartCount  int32                  `protobuf:"varint,5,opt,name=restart_count,json=restartCount,proto3" json:"restart_count,omitempty"`
-	Image         string                 `protobuf:"bytes,6,opt,name=image,proto3" json:"image,omitempty"`
-	ImageId       string                 `protobuf:"bytes,7,opt,name=image_id,json=imageID,proto3" json:"image_id,omitempty"`
-	ContainerId   string                 `protobuf:"bytes,8,opt,name=container_id,json=containerID,proto3" json:"container_id,omitempty"`
-	Started       *bool                  `protobuf:"varint,9,opt,name=started,proto3,oneof" json:"started,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the container, as in the pod's spec.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The container's current state.
+	State *ContainerState `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	// The state of the container's last run, such as how it terminated.
+	LastState *ContainerState `protobuf:"bytes,3,opt,name=last_state,json=lastState,proto3" json:"last_state,omitempty"`
+	// Whether the container passes its readiness probe.
+	Ready bool `protobuf:"varint,4,opt,name=ready,proto3" json:"ready,omitempty"`
+	// How many times the container has been restarted.
+	RestartCount int32 `protobuf:"varint,5,opt,name=restart_count,json=restartCount,proto3" json:"restart_count,omitempty"`
+	// The image the container runs.
+	Image string `protobuf:"bytes,6,opt,name=image,proto3" json:"image,omitempty"`
+	// The ID of the image the container runs, as the runtime reports it.
+	ImageId string `protobuf:"bytes,7,opt,name=image_id,json=imageID,proto3" json:"image_id,omitempty"`
+	// The container's ID, as <runtime>://<id>.
+	ContainerId string `protobuf:"bytes,8,opt,name=container_id,json=containerID,proto3" json:"container_id,omitempty"`
+	// Whether the container has started and passed its startup probe.
+	Started       *bool `protobuf:"varint,9,opt,name=started,proto3,oneof" json:"started,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5059,10 +5496,14 @@ func (x *ContainerStatus) GetStarted() bool {
 	return false
 }
 
+// ContainerState is the state of a container; exactly one member is set.
 type ContainerState struct {
-	state         protoimpl.MessageState    `protogen:"open.v1"`
-	Waiting       *ContainerStateWaiting    `protobuf:"bytes,1,opt,name=waiting,proto3" json:"waiting,omitempty"`
-	Running       *ContainerStateRunning    `protobuf:"bytes,2,opt,name=running,proto3" json:"running,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The container is not running yet.
+	Waiting *ContainerStateWaiting `protobuf:"bytes,1,opt,name=waiting,proto3" json:"waiting,omitempty"`
+	// The container is running.
+	Running *ContainerStateRunning `protobuf:"bytes,2,opt,name=running,proto3" json:"running,omitempty"`
+	// The container has stopped.
 	Terminated    *ContainerStateTerminated `protobuf:"bytes,3,opt,name=terminated,proto3" json:"terminated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -5119,10 +5560,13 @@ func (x *ContainerState) GetTerminated() *ContainerStateTerminated {
 	return nil
 }
 
+// ContainerStateWaiting is a container that has not started.
 type ContainerStateWaiting struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Reason        string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Why it is waiting, such as ContainerCreating or ImagePullBackOff.
+	Reason string `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	// More on why it is waiting.
+	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5171,9 +5615,11 @@ func (x *ContainerStateWaiting) GetMessage() string {
 	return ""
 }
 
+// ContainerStateRunning is a running container.
 type ContainerStateRunning struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	StartedAt     *v1.Time               `protobuf:"bytes,1,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When the container started.
+	StartedAt     *v1.Time `protobuf:"bytes,1,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5215,15 +5661,23 @@ func (x *ContainerStateRunning) GetStartedAt() *v1.Time {
 	return nil
 }
 
+// ContainerStateTerminated is a container that has stopped.
 type ContainerStateTerminated struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ExitCode      int32                  `protobuf:"varint,1,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
-	Signal        int32                  `protobuf:"varint,2,opt,name=signal,proto3" json:"signal,omitempty"`
-	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message       string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
-	StartedAt     *v1.Time               `protobuf:"bytes,5,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
-	FinishedAt    *v1.Time               `protobuf:"bytes,6,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
-	ContainerId   string                 `protobuf:"bytes,7,opt,name=container_id,json=containerID,proto3" json:"container_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The exit code of its process.
+	ExitCode int32 `protobuf:"varint,1,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
+	// The signal that stopped it.
+	Signal int32 `protobuf:"varint,2,opt,name=signal,proto3" json:"signal,omitempty"`
+	// Why it stopped, such as Completed, Error or OOMKilled.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// More on why it stopped.
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// When it started.
+	StartedAt *v1.Time `protobuf:"bytes,5,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	// When it stopped.
+	FinishedAt *v1.Time `protobuf:"bytes,6,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// The container's ID, as <runtime>://<id>.
+	ContainerId   string `protobuf:"bytes,7,opt,name=container_id,json=containerID,proto3" json:"container_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5307,12 +5761,20 @@ func (x *ContainerStateTerminated) GetContainerId() string {
 	return ""
 }
 
+// Binding binds a pod to a node; the scheduler posts it to the pod's binding
+// subresource.
 type Binding struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Target        *ObjectReference       `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The node to bind to.
+	Target        *ObjectReference `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5375,13 +5837,23 @@ func (x *Binding) GetTarget() *ObjectReference {
 	return nil
 }
 
+// Node is a machine the cluster runs pods on. Its kubelet registers it and
+// reports its status.
 type Node struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *NodeSpec              `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
-	Status        *NodeStatus            `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// How the node is configured.
+	Spec *NodeSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	// The node's most recently observed state, reported by its kubelet. Read-only
+	// for clients.
+	Status        *NodeStatus `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5451,13 +5923,19 @@ func (x *Node) GetStatus() *NodeStatus {
 	return nil
 }
 
+// NodeSpec is how a node is configured.
 type NodeSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PodCidr       string                 `protobuf:"bytes,1,opt,name=pod_cidr,json=podCIDR,proto3" json:"pod_cidr,omitempty"`
-	PodCidrs      []string               `protobuf:"bytes,2,rep,name=pod_cidrs,json=podCIDRs,proto3" json:"pod_cidrs,omitempty"`
-	ProviderId    string                 `protobuf:"bytes,3,opt,name=provider_id,json=providerID,proto3" json:"provider_id,omitempty"`
-	Unschedulable bool                   `protobuf:"varint,4,opt,name=unschedulable,proto3" json:"unschedulable,omitempty"`
-	Taints        []*Taint               `protobuf:"bytes,5,rep,name=taints,proto3" json:"taints,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The IP range for the node's pods.
+	PodCidr string `protobuf:"bytes,1,opt,name=pod_cidr,json=podCIDR,proto3" json:"pod_cidr,omitempty"`
+	// The IP ranges for the node's pods, one per family; the first is podCIDR.
+	PodCidrs []string `protobuf:"bytes,2,rep,name=pod_cidrs,json=podCIDRs,proto3" json:"pod_cidrs,omitempty"`
+	// The node's ID in its cloud provider.
+	ProviderId string `protobuf:"bytes,3,opt,name=provider_id,json=providerID,proto3" json:"provider_id,omitempty"`
+	// Keep new pods off the node (kubectl cordon).
+	Unschedulable bool `protobuf:"varint,4,opt,name=unschedulable,proto3" json:"unschedulable,omitempty"`
+	// Taints that repel pods which do not tolerate them.
+	Taints        []*Taint `protobuf:"bytes,5,rep,name=taints,proto3" json:"taints,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5527,12 +6005,19 @@ func (x *NodeSpec) GetTaints() []*Taint {
 	return nil
 }
 
+// Taint marks a node so that pods without a matching toleration are kept off
+// it.
 type Taint struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
-	Effect        string                 `protobuf:"bytes,3,opt,name=effect,proto3" json:"effect,omitempty"`
-	TimeAdded     *v1.Time               `protobuf:"bytes,4,opt,name=time_added,json=timeAdded,proto3" json:"time_added,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The taint key.
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// The taint value.
+	Value string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	// NoSchedule, PreferNoSchedule or NoExecute: what happens to pods that do not
+	// tolerate it.
+	Effect string `protobuf:"bytes,3,opt,name=effect,proto3" json:"effect,omitempty"`
+	// When a NoExecute taint was added.
+	TimeAdded     *v1.Time `protobuf:"bytes,4,opt,name=time_added,json=timeAdded,proto3" json:"time_added,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5595,18 +6080,27 @@ func (x *Taint) GetTimeAdded() *v1.Time {
 	return nil
 }
 
+// NodeStatus is the observed state of a node.
 type NodeStatus struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Capacity        map[string]string      `protobuf:"bytes,1,rep,name=capacity,proto3" json:"capacity,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Allocatable     map[string]string      `protobuf:"bytes,2,rep,name=allocatable,proto3" json:"allocatable,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Phase           string                 `protobuf:"bytes,3,opt,name=phase,proto3" json:"phase,omitempty"`
-	Conditions      []*NodeCondition       `protobuf:"bytes,4,rep,name=conditions,proto3" json:"conditions,omitempty"`
-	Addresses       []*NodeAddress         `protobuf:"bytes,5,rep,name=addresses,proto3" json:"addresses,omitempty"`
-	DaemonEndpoints *NodeDaemonEndpoints   `protobuf:"bytes,6,opt,name=daemon_endpoints,json=daemonEndpoints,proto3" json:"daemon_endpoints,omitempty"`
-	NodeInfo        *NodeSystemInfo        `protobuf:"bytes,7,opt,name=node_info,json=nodeInfo,proto3" json:"node_info,omitempty"`
-	Images          []*ContainerImage      `protobuf:"bytes,8,rep,name=images,proto3" json:"images,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The node's total resources (cpu, memory, pods).
+	Capacity map[string]string `protobuf:"bytes,1,rep,name=capacity,proto3" json:"capacity,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The resources available to pods, after what the system reserves.
+	Allocatable map[string]string `protobuf:"bytes,2,rep,name=allocatable,proto3" json:"allocatable,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Deprecated and unused.
+	Phase string `protobuf:"bytes,3,opt,name=phase,proto3" json:"phase,omitempty"`
+	// The node's conditions, such as Ready and MemoryPressure.
+	Conditions []*NodeCondition `protobuf:"bytes,4,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	// The node's addresses: InternalIP, Hostname and others.
+	Addresses []*NodeAddress `protobuf:"bytes,5,rep,name=addresses,proto3" json:"addresses,omitempty"`
+	// Ports of the daemons on the node.
+	DaemonEndpoints *NodeDaemonEndpoints `protobuf:"bytes,6,opt,name=daemon_endpoints,json=daemonEndpoints,proto3" json:"daemon_endpoints,omitempty"`
+	// Versions and identifiers of the node's system.
+	NodeInfo *NodeSystemInfo `protobuf:"bytes,7,opt,name=node_info,json=nodeInfo,proto3" json:"node_info,omitempty"`
+	// Images present on the node.
+	Images        []*ContainerImage `protobuf:"bytes,8,rep,name=images,proto3" json:"images,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NodeStatus) Reset() {
@@ -5695,16 +6189,23 @@ func (x *NodeStatus) GetImages() []*ContainerImage {
 	return nil
 }
 
+// NodeCondition is one condition of a node.
 type NodeCondition struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Type               string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	Status             string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	LastHeartbeatTime  *v1.Time               `protobuf:"bytes,3,opt,name=last_heartbeat_time,json=lastHeartbeatTime,proto3" json:"last_heartbeat_time,omitempty"`
-	LastTransitionTime *v1.Time               `protobuf:"bytes,4,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
-	Reason             string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message            string                 `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Ready, MemoryPressure, DiskPressure, PIDPressure or NetworkUnavailable.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// True, False or Unknown.
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// When the condition was last reported.
+	LastHeartbeatTime *v1.Time `protobuf:"bytes,3,opt,name=last_heartbeat_time,json=lastHeartbeatTime,proto3" json:"last_heartbeat_time,omitempty"`
+	// When the status last changed.
+	LastTransitionTime *v1.Time `protobuf:"bytes,4,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
+	// A CamelCase word on the last transition, such as KubeletReady.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A human-readable note on the last transition.
+	Message       string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NodeCondition) Reset() {
@@ -5779,10 +6280,13 @@ func (x *NodeCondition) GetMessage() string {
 	return ""
 }
 
+// NodeAddress is one address of a node.
 type NodeAddress struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	Address       string                 `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Hostname, InternalIP, ExternalIP, InternalDNS or ExternalDNS.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// The address.
+	Address       string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5831,9 +6335,11 @@ func (x *NodeAddress) GetAddress() string {
 	return ""
 }
 
+// NodeDaemonEndpoints are the ports of the daemons on a node.
 type NodeDaemonEndpoints struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	KubeletEndpoint *DaemonEndpoint        `protobuf:"bytes,1,opt,name=kubelet_endpoint,json=kubeletEndpoint,proto3" json:"kubelet_endpoint,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where the kubelet listens.
+	KubeletEndpoint *DaemonEndpoint `protobuf:"bytes,1,opt,name=kubelet_endpoint,json=kubeletEndpoint,proto3" json:"kubelet_endpoint,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -5875,9 +6381,10 @@ func (x *NodeDaemonEndpoints) GetKubeletEndpoint() *DaemonEndpoint {
 	return nil
 }
 
+// DaemonEndpoint is a daemon's port.
 type DaemonEndpoint struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Kubernetes' JSON name is capitalised.
+	// The port number.
 	Port          int32 `protobuf:"varint,1,opt,name=port,json=Port,proto3" json:"port,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -5920,20 +6427,31 @@ func (x *DaemonEndpoint) GetPort() int32 {
 	return 0
 }
 
+// NodeSystemInfo identifies a node's system and the versions it runs.
 type NodeSystemInfo struct {
-	state                   protoimpl.MessageState `protogen:"open.v1"`
-	MachineId               string                 `protobuf:"bytes,1,opt,name=machine_id,json=machineID,proto3" json:"machine_id,omitempty"`
-	SystemUuid              string                 `protobuf:"bytes,2,opt,name=system_uuid,json=systemUUID,proto3" json:"system_uuid,omitempty"`
-	BootId                  string                 `protobuf:"bytes,3,opt,name=boot_id,json=bootID,proto3" json:"boot_id,omitempty"`
-	KernelVersion           string                 `protobuf:"bytes,4,opt,name=kernel_version,json=kernelVersion,proto3" json:"kernel_version,omitempty"`
-	OsImage                 string                 `protobuf:"bytes,5,opt,name=os_image,json=osImage,proto3" json:"os_image,omitempty"`
-	ContainerRuntimeVersion string                 `protobuf:"bytes,6,opt,name=container_runtime_version,json=containerRuntimeVersion,proto3" json:"container_runtime_version,omitempty"`
-	KubeletVersion          string                 `protobuf:"bytes,7,opt,name=kubelet_version,json=kubeletVersion,proto3" json:"kubelet_version,omitempty"`
-	KubeProxyVersion        string                 `protobuf:"bytes,8,opt,name=kube_proxy_version,json=kubeProxyVersion,proto3" json:"kube_proxy_version,omitempty"`
-	OperatingSystem         string                 `protobuf:"bytes,9,opt,name=operating_system,json=operatingSystem,proto3" json:"operating_system,omitempty"`
-	Architecture            string                 `protobuf:"bytes,10,opt,name=architecture,proto3" json:"architecture,omitempty"`
-	unknownFields           protoimpl.UnknownFields
-	sizeCache               protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The machine ID from /etc/machine-id.
+	MachineId string `protobuf:"bytes,1,opt,name=machine_id,json=machineID,proto3" json:"machine_id,omitempty"`
+	// The system UUID from the firmware.
+	SystemUuid string `protobuf:"bytes,2,opt,name=system_uuid,json=systemUUID,proto3" json:"system_uuid,omitempty"`
+	// The boot ID, which changes at every reboot.
+	BootId string `protobuf:"bytes,3,opt,name=boot_id,json=bootID,proto3" json:"boot_id,omitempty"`
+	// Kernel version (uname -r).
+	KernelVersion string `protobuf:"bytes,4,opt,name=kernel_version,json=kernelVersion,proto3" json:"kernel_version,omitempty"`
+	// Operating system image (from /etc/os-release).
+	OsImage string `protobuf:"bytes,5,opt,name=os_image,json=osImage,proto3" json:"os_image,omitempty"`
+	// Container runtime and version, such as containerd://2.4.2.
+	ContainerRuntimeVersion string `protobuf:"bytes,6,opt,name=container_runtime_version,json=containerRuntimeVersion,proto3" json:"container_runtime_version,omitempty"`
+	// Kubelet version.
+	KubeletVersion string `protobuf:"bytes,7,opt,name=kubelet_version,json=kubeletVersion,proto3" json:"kubelet_version,omitempty"`
+	// Deprecated: kube-proxy's version.
+	KubeProxyVersion string `protobuf:"bytes,8,opt,name=kube_proxy_version,json=kubeProxyVersion,proto3" json:"kube_proxy_version,omitempty"`
+	// The operating system: linux.
+	OperatingSystem string `protobuf:"bytes,9,opt,name=operating_system,json=operatingSystem,proto3" json:"operating_system,omitempty"`
+	// The architecture: amd64, arm64.
+	Architecture  string `protobuf:"bytes,10,opt,name=architecture,proto3" json:"architecture,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NodeSystemInfo) Reset() {
@@ -6036,10 +6554,14 @@ func (x *NodeSystemInfo) GetArchitecture() string {
 	return ""
 }
 
+// ContainerImage is an image present on a node.
 type ContainerImage struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Names         []string               `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
-	SizeBytes     int64                  `protobuf:"varint,2,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Names of the image, such as registry.podline:5000/demo/web:1.0 and its
+	// digest.
+	Names []string `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	// Size of the image in bytes.
+	SizeBytes     int64 `protobuf:"varint,2,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6088,13 +6610,22 @@ func (x *ContainerImage) GetSizeBytes() int64 {
 	return 0
 }
 
+// Namespace is a scope for names: most objects live in one. Deleting it deletes
+// everything in it.
 type Namespace struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *NamespaceSpec         `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
-	Status        *NamespaceStatus       `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The namespace's finalizers.
+	Spec *NamespaceSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	// The namespace's phase. Read-only for clients.
+	Status        *NamespaceStatus `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6164,9 +6695,12 @@ func (x *Namespace) GetStatus() *NamespaceStatus {
 	return nil
 }
 
+// NamespaceSpec holds what must happen before a namespace is removed.
 type NamespaceSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Finalizers    []string               `protobuf:"bytes,1,rep,name=finalizers,proto3" json:"finalizers,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Steps that must finish before the namespace is removed; kubernetes empties
+	// it of objects.
+	Finalizers    []string `protobuf:"bytes,1,rep,name=finalizers,proto3" json:"finalizers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6208,10 +6742,13 @@ func (x *NamespaceSpec) GetFinalizers() []string {
 	return nil
 }
 
+// NamespaceStatus is the observed state of a namespace.
 type NamespaceStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Phase         string                 `protobuf:"bytes,1,opt,name=phase,proto3" json:"phase,omitempty"`
-	Conditions    []*NamespaceCondition  `protobuf:"bytes,2,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Active, or Terminating while its content is deleted.
+	Phase string `protobuf:"bytes,1,opt,name=phase,proto3" json:"phase,omitempty"`
+	// Conditions of the namespace's deletion.
+	Conditions    []*NamespaceCondition `protobuf:"bytes,2,rep,name=conditions,proto3" json:"conditions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6260,15 +6797,21 @@ func (x *NamespaceStatus) GetConditions() []*NamespaceCondition {
 	return nil
 }
 
+// NamespaceCondition is one condition of a namespace's deletion.
 type NamespaceCondition struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Type               string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	Status             string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	LastTransitionTime *v1.Time               `protobuf:"bytes,3,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
-	Reason             string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message            string                 `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The condition's type, such as NamespaceContentRemaining.
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// True, False or Unknown.
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// When the status last changed.
+	LastTransitionTime *v1.Time `protobuf:"bytes,3,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
+	// A CamelCase word on the last transition.
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A human-readable note on the last transition.
+	Message       string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NamespaceCondition) Reset() {
@@ -6336,13 +6879,23 @@ func (x *NamespaceCondition) GetMessage() string {
 	return ""
 }
 
+// Service gives a set of pods, chosen by a label selector, one stable virtual
+// IP and DNS name, and load-balances the ports it lists over them.
 type Service struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *ServiceSpec           `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
-	Status        *ServiceStatus         `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The service's ports, selector and type.
+	Spec *ServiceSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	// The service's observed state, such as its load balancer. Read-only for
+	// clients.
+	Status        *ServiceStatus `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6412,30 +6965,56 @@ func (x *Service) GetStatus() *ServiceStatus {
 	return nil
 }
 
+// ServiceSpec is the desired state of a service.
 type ServiceSpec struct {
-	state                         protoimpl.MessageState `protogen:"open.v1"`
-	Ports                         []*ServicePort         `protobuf:"bytes,1,rep,name=ports,proto3" json:"ports,omitempty"`
-	Selector                      map[string]string      `protobuf:"bytes,2,rep,name=selector,proto3" json:"selector,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	ClusterIp                     string                 `protobuf:"bytes,3,opt,name=cluster_ip,json=clusterIP,proto3" json:"cluster_ip,omitempty"`
-	ClusterIps                    []string               `protobuf:"bytes,4,rep,name=cluster_ips,json=clusterIPs,proto3" json:"cluster_ips,omitempty"`
-	Type                          string                 `protobuf:"bytes,5,opt,name=type,proto3" json:"type,omitempty"`
-	ExternalIps                   []string               `protobuf:"bytes,6,rep,name=external_ips,json=externalIPs,proto3" json:"external_ips,omitempty"`
-	SessionAffinity               string                 `protobuf:"bytes,7,opt,name=session_affinity,json=sessionAffinity,proto3" json:"session_affinity,omitempty"`
-	LoadBalancerIp                string                 `protobuf:"bytes,8,opt,name=load_balancer_ip,json=loadBalancerIP,proto3" json:"load_balancer_ip,omitempty"`
-	LoadBalancerSourceRanges      []string               `protobuf:"bytes,9,rep,name=load_balancer_source_ranges,json=loadBalancerSourceRanges,proto3" json:"load_balancer_source_ranges,omitempty"`
-	ExternalName                  string                 `protobuf:"bytes,10,opt,name=external_name,json=externalName,proto3" json:"external_name,omitempty"`
-	ExternalTrafficPolicy         string                 `protobuf:"bytes,11,opt,name=external_traffic_policy,json=externalTrafficPolicy,proto3" json:"external_traffic_policy,omitempty"`
-	HealthCheckNodePort           int32                  `protobuf:"varint,12,opt,name=health_check_node_port,json=healthCheckNodePort,proto3" json:"health_check_node_port,omitempty"`
-	PublishNotReadyAddresses      bool                   `protobuf:"varint,13,opt,name=publish_not_ready_addresses,json=publishNotReadyAddresses,proto3" json:"publish_not_ready_addresses,omitempty"`
-	SessionAffinityConfig         *SessionAffinityConfig `protobuf:"bytes,14,opt,name=session_affinity_config,json=sessionAffinityConfig,proto3" json:"session_affinity_config,omitempty"`
-	IpFamilies                    []string               `protobuf:"bytes,15,rep,name=ip_families,json=ipFamilies,proto3" json:"ip_families,omitempty"`
-	IpFamilyPolicy                *string                `protobuf:"bytes,16,opt,name=ip_family_policy,json=ipFamilyPolicy,proto3,oneof" json:"ip_family_policy,omitempty"`
-	AllocateLoadBalancerNodePorts *bool                  `protobuf:"varint,17,opt,name=allocate_load_balancer_node_ports,json=allocateLoadBalancerNodePorts,proto3,oneof" json:"allocate_load_balancer_node_ports,omitempty"`
-	LoadBalancerClass             *string                `protobuf:"bytes,18,opt,name=load_balancer_class,json=loadBalancerClass,proto3,oneof" json:"load_balancer_class,omitempty"`
-	InternalTrafficPolicy         *string                `protobuf:"bytes,19,opt,name=internal_traffic_policy,json=internalTrafficPolicy,proto3,oneof" json:"internal_traffic_policy,omitempty"`
-	TrafficDistribution           *string                `protobuf:"bytes,20,opt,name=traffic_distribution,json=trafficDistribution,proto3,oneof" json:"traffic_distribution,omitempty"`
-	unknownFields                 protoimpl.UnknownFields
-	sizeCache                     protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ports the service exposes.
+	Ports []*ServicePort `protobuf:"bytes,1,rep,name=ports,proto3" json:"ports,omitempty"`
+	// Labels of the pods that back the service; the endpoints controllers list
+	// their IPs. A service without one has endpoints managed by hand.
+	Selector map[string]string `protobuf:"bytes,2,rep,name=selector,proto3" json:"selector,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The service's virtual IP, allocated by the server; None makes it headless.
+	ClusterIp string `protobuf:"bytes,3,opt,name=cluster_ip,json=clusterIP,proto3" json:"cluster_ip,omitempty"`
+	// The service's virtual IPs, one per family; the first is clusterIP.
+	ClusterIps []string `protobuf:"bytes,4,rep,name=cluster_ips,json=clusterIPs,proto3" json:"cluster_ips,omitempty"`
+	// ClusterIP (default), NodePort, LoadBalancer or ExternalName.
+	Type string `protobuf:"bytes,5,opt,name=type,proto3" json:"type,omitempty"`
+	// IPs outside the cluster on which nodes accept traffic for the service.
+	ExternalIps []string `protobuf:"bytes,6,rep,name=external_ips,json=externalIPs,proto3" json:"external_ips,omitempty"`
+	// ClientIP sends one client's connections to the same pod; None (default)
+	// does not.
+	SessionAffinity string `protobuf:"bytes,7,opt,name=session_affinity,json=sessionAffinity,proto3" json:"session_affinity,omitempty"`
+	// Deprecated: the IP asked of the load balancer.
+	LoadBalancerIp string `protobuf:"bytes,8,opt,name=load_balancer_ip,json=loadBalancerIP,proto3" json:"load_balancer_ip,omitempty"`
+	// Client IP ranges the load balancer lets in.
+	LoadBalancerSourceRanges []string `protobuf:"bytes,9,rep,name=load_balancer_source_ranges,json=loadBalancerSourceRanges,proto3" json:"load_balancer_source_ranges,omitempty"`
+	// For type ExternalName: the DNS name the service is an alias of.
+	ExternalName string `protobuf:"bytes,10,opt,name=external_name,json=externalName,proto3" json:"external_name,omitempty"`
+	// Cluster (default) or Local: whether external traffic may leave the node it
+	// arrived at.
+	ExternalTrafficPolicy string `protobuf:"bytes,11,opt,name=external_traffic_policy,json=externalTrafficPolicy,proto3" json:"external_traffic_policy,omitempty"`
+	// Node port for the load balancer's health check, with externalTrafficPolicy
+	// Local.
+	HealthCheckNodePort int32 `protobuf:"varint,12,opt,name=health_check_node_port,json=healthCheckNodePort,proto3" json:"health_check_node_port,omitempty"`
+	// List the addresses of pods that are not ready as ready endpoints too.
+	PublishNotReadyAddresses bool `protobuf:"varint,13,opt,name=publish_not_ready_addresses,json=publishNotReadyAddresses,proto3" json:"publish_not_ready_addresses,omitempty"`
+	// Settings of session affinity.
+	SessionAffinityConfig *SessionAffinityConfig `protobuf:"bytes,14,opt,name=session_affinity_config,json=sessionAffinityConfig,proto3" json:"session_affinity_config,omitempty"`
+	// IP families of the service: IPv4, IPv6 or both.
+	IpFamilies []string `protobuf:"bytes,15,rep,name=ip_families,json=ipFamilies,proto3" json:"ip_families,omitempty"`
+	// SingleStack, PreferDualStack or RequireDualStack.
+	IpFamilyPolicy *string `protobuf:"bytes,16,opt,name=ip_family_policy,json=ipFamilyPolicy,proto3,oneof" json:"ip_family_policy,omitempty"`
+	// Whether a LoadBalancer service gets node ports. Default true.
+	AllocateLoadBalancerNodePorts *bool `protobuf:"varint,17,opt,name=allocate_load_balancer_node_ports,json=allocateLoadBalancerNodePorts,proto3,oneof" json:"allocate_load_balancer_node_ports,omitempty"`
+	// The load balancer implementation the service asks for.
+	LoadBalancerClass *string `protobuf:"bytes,18,opt,name=load_balancer_class,json=loadBalancerClass,proto3,oneof" json:"load_balancer_class,omitempty"`
+	// Cluster (default) or Local: whether traffic from within the cluster may go
+	// to other nodes' endpoints.
+	InternalTrafficPolicy *string `protobuf:"bytes,19,opt,name=internal_traffic_policy,json=internalTrafficPolicy,proto3,oneof" json:"internal_traffic_policy,omitempty"`
+	// A preference for how traffic is spread over endpoints, such as PreferClose.
+	TrafficDistribution *string `protobuf:"bytes,20,opt,name=traffic_distribution,json=trafficDistribution,proto3,oneof" json:"traffic_distribution,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *ServiceSpec) Reset() {
@@ -6608,14 +7187,22 @@ func (x *ServiceSpec) GetTrafficDistribution() string {
 	return ""
 }
 
+// ServicePort is one port a service exposes.
 type ServicePort struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Protocol      string                 `protobuf:"bytes,2,opt,name=protocol,proto3" json:"protocol,omitempty"`
-	AppProtocol   *string                `protobuf:"bytes,3,opt,name=app_protocol,json=appProtocol,proto3,oneof" json:"app_protocol,omitempty"`
-	Port          int32                  `protobuf:"varint,4,opt,name=port,proto3" json:"port,omitempty"`
-	TargetPort    *v1.IntOrString        `protobuf:"bytes,5,opt,name=target_port,json=targetPort,proto3" json:"target_port,omitempty"`
-	NodePort      int32                  `protobuf:"varint,6,opt,name=node_port,json=nodePort,proto3" json:"node_port,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the port, unique within the service; required when there is more
+	// than one.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// TCP (default), UDP or SCTP.
+	Protocol string `protobuf:"bytes,2,opt,name=protocol,proto3" json:"protocol,omitempty"`
+	// The application protocol of the port, such as http.
+	AppProtocol *string `protobuf:"bytes,3,opt,name=app_protocol,json=appProtocol,proto3,oneof" json:"app_protocol,omitempty"`
+	// The port the service listens on.
+	Port int32 `protobuf:"varint,4,opt,name=port,proto3" json:"port,omitempty"`
+	// Number or name of the port on the pods. Default: port.
+	TargetPort *v1.IntOrString `protobuf:"bytes,5,opt,name=target_port,json=targetPort,proto3" json:"target_port,omitempty"`
+	// For NodePort and LoadBalancer: the port on every node.
+	NodePort      int32 `protobuf:"varint,6,opt,name=node_port,json=nodePort,proto3" json:"node_port,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6692,9 +7279,11 @@ func (x *ServicePort) GetNodePort() int32 {
 	return 0
 }
 
+// SessionAffinityConfig holds the settings of session affinity.
 type SessionAffinityConfig struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ClientIp      *ClientIPConfig        `protobuf:"bytes,1,opt,name=client_ip,json=clientIP,proto3" json:"client_ip,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Settings of ClientIP affinity.
+	ClientIp      *ClientIPConfig `protobuf:"bytes,1,opt,name=client_ip,json=clientIP,proto3" json:"client_ip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6736,9 +7325,11 @@ func (x *SessionAffinityConfig) GetClientIp() *ClientIPConfig {
 	return nil
 }
 
+// ClientIPConfig holds the settings of ClientIP affinity.
 type ClientIPConfig struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	TimeoutSeconds *int32                 `protobuf:"varint,1,opt,name=timeout_seconds,json=timeoutSeconds,proto3,oneof" json:"timeout_seconds,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How long a client sticks to one pod. Default 10800 (3 hours).
+	TimeoutSeconds *int32 `protobuf:"varint,1,opt,name=timeout_seconds,json=timeoutSeconds,proto3,oneof" json:"timeout_seconds,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -6780,10 +7371,13 @@ func (x *ClientIPConfig) GetTimeoutSeconds() int32 {
 	return 0
 }
 
+// ServiceStatus is the observed state of a service.
 type ServiceStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	LoadBalancer  *LoadBalancerStatus    `protobuf:"bytes,1,opt,name=load_balancer,json=loadBalancer,proto3" json:"load_balancer,omitempty"`
-	Conditions    []*v1.Condition        `protobuf:"bytes,2,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The service's load balancer, if any.
+	LoadBalancer *LoadBalancerStatus `protobuf:"bytes,1,opt,name=load_balancer,json=loadBalancer,proto3" json:"load_balancer,omitempty"`
+	// The service's conditions.
+	Conditions    []*v1.Condition `protobuf:"bytes,2,rep,name=conditions,proto3" json:"conditions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6832,8 +7426,10 @@ func (x *ServiceStatus) GetConditions() []*v1.Condition {
 	return nil
 }
 
+// LoadBalancerStatus lists the ingress points of a load balancer.
 type LoadBalancerStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The load balancer's ingress points.
 	Ingress       []*LoadBalancerIngress `protobuf:"bytes,1,rep,name=ingress,proto3" json:"ingress,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -6876,12 +7472,17 @@ func (x *LoadBalancerStatus) GetIngress() []*LoadBalancerIngress {
 	return nil
 }
 
+// LoadBalancerIngress is one ingress point of a load balancer.
 type LoadBalancerIngress struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Ip            string                 `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
-	Hostname      string                 `protobuf:"bytes,2,opt,name=hostname,proto3" json:"hostname,omitempty"`
-	IpMode        *string                `protobuf:"bytes,3,opt,name=ip_mode,json=ipMode,proto3,oneof" json:"ip_mode,omitempty"`
-	Ports         []*PortStatus          `protobuf:"bytes,4,rep,name=ports,proto3" json:"ports,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ingress IP.
+	Ip string `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
+	// The ingress hostname.
+	Hostname string `protobuf:"bytes,2,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	// VIP or Proxy: how traffic reaches the pods.
+	IpMode *string `protobuf:"bytes,3,opt,name=ip_mode,json=ipMode,proto3,oneof" json:"ip_mode,omitempty"`
+	// The status of each port.
+	Ports         []*PortStatus `protobuf:"bytes,4,rep,name=ports,proto3" json:"ports,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -6944,11 +7545,15 @@ func (x *LoadBalancerIngress) GetPorts() []*PortStatus {
 	return nil
 }
 
+// PortStatus is the status of one port.
 type PortStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Port          int32                  `protobuf:"varint,1,opt,name=port,proto3" json:"port,omitempty"`
-	Protocol      string                 `protobuf:"bytes,2,opt,name=protocol,proto3" json:"protocol,omitempty"`
-	Error         *string                `protobuf:"bytes,3,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The port number.
+	Port int32 `protobuf:"varint,1,opt,name=port,proto3" json:"port,omitempty"`
+	// TCP, UDP or SCTP.
+	Protocol string `protobuf:"bytes,2,opt,name=protocol,proto3" json:"protocol,omitempty"`
+	// Why the port is not working, empty when it is.
+	Error         *string `protobuf:"bytes,3,opt,name=error,proto3,oneof" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -7004,32 +7609,340 @@ func (x *PortStatus) GetError() string {
 	return ""
 }
 
+// Endpoints lists the network addresses behind a Service, as sets of
+// addresses sharing the same ports. The endpoints controller keeps one per
+// Service with a selector, under the Service's name.
+type Endpoints struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The endpoints, grouped so that every address of a subset serves every port of that subset.
+	Subsets       []*EndpointSubset `protobuf:"bytes,4,rep,name=subsets,proto3" json:"subsets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Endpoints) Reset() {
+	*x = Endpoints{}
+	mi := &file_core_v1_types_proto_msgTypes[100]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Endpoints) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Endpoints) ProtoMessage() {}
+
+func (x *Endpoints) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_types_proto_msgTypes[100]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Endpoints.ProtoReflect.Descriptor instead.
+func (*Endpoints) Descriptor() ([]byte, []int) {
+	return file_core_v1_types_proto_rawDescGZIP(), []int{100}
+}
+
+func (x *Endpoints) GetApiVersion() string {
+	if x != nil {
+		return x.ApiVersion
+	}
+	return ""
+}
+
+func (x *Endpoints) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Endpoints) GetMetadata() *v1.ObjectMeta {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *Endpoints) GetSubsets() []*EndpointSubset {
+	if x != nil {
+		return x.Subsets
+	}
+	return nil
+}
+
+// EndpointSubset is a group of addresses that all expose the same ports.
+type EndpointSubset struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Addresses ready to receive traffic on the subset's ports.
+	Addresses []*EndpointAddress `protobuf:"bytes,1,rep,name=addresses,proto3" json:"addresses,omitempty"`
+	// Addresses that are not ready yet, or no longer; they receive no traffic unless the Service publishes not-ready addresses.
+	NotReadyAddresses []*EndpointAddress `protobuf:"bytes,2,rep,name=not_ready_addresses,json=notReadyAddresses,proto3" json:"not_ready_addresses,omitempty"`
+	// The ports every address of the subset serves.
+	Ports         []*EndpointPort `protobuf:"bytes,3,rep,name=ports,proto3" json:"ports,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndpointSubset) Reset() {
+	*x = EndpointSubset{}
+	mi := &file_core_v1_types_proto_msgTypes[101]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndpointSubset) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndpointSubset) ProtoMessage() {}
+
+func (x *EndpointSubset) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_types_proto_msgTypes[101]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndpointSubset.ProtoReflect.Descriptor instead.
+func (*EndpointSubset) Descriptor() ([]byte, []int) {
+	return file_core_v1_types_proto_rawDescGZIP(), []int{101}
+}
+
+func (x *EndpointSubset) GetAddresses() []*EndpointAddress {
+	if x != nil {
+		return x.Addresses
+	}
+	return nil
+}
+
+func (x *EndpointSubset) GetNotReadyAddresses() []*EndpointAddress {
+	if x != nil {
+		return x.NotReadyAddresses
+	}
+	return nil
+}
+
+func (x *EndpointSubset) GetPorts() []*EndpointPort {
+	if x != nil {
+		return x.Ports
+	}
+	return nil
+}
+
+// EndpointAddress is one endpoint: an IP and what stands behind it.
+type EndpointAddress struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The endpoint's IP address (usually a Pod's IP); not a loopback, link-local or multicast address.
+	Ip string `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
+	// The endpoint's hostname, set when the Pod names one for a headless Service.
+	Hostname string `protobuf:"bytes,2,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	// The node that hosts the endpoint.
+	NodeName *string `protobuf:"bytes,3,opt,name=node_name,json=nodeName,proto3,oneof" json:"node_name,omitempty"`
+	// The object (usually a Pod) that provides the endpoint.
+	TargetRef     *ObjectReference `protobuf:"bytes,4,opt,name=target_ref,json=targetRef,proto3" json:"target_ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndpointAddress) Reset() {
+	*x = EndpointAddress{}
+	mi := &file_core_v1_types_proto_msgTypes[102]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndpointAddress) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndpointAddress) ProtoMessage() {}
+
+func (x *EndpointAddress) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_types_proto_msgTypes[102]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndpointAddress.ProtoReflect.Descriptor instead.
+func (*EndpointAddress) Descriptor() ([]byte, []int) {
+	return file_core_v1_types_proto_rawDescGZIP(), []int{102}
+}
+
+func (x *EndpointAddress) GetIp() string {
+	if x != nil {
+		return x.Ip
+	}
+	return ""
+}
+
+func (x *EndpointAddress) GetHostname() string {
+	if x != nil {
+		return x.Hostname
+	}
+	return ""
+}
+
+func (x *EndpointAddress) GetNodeName() string {
+	if x != nil && x.NodeName != nil {
+		return *x.NodeName
+	}
+	return ""
+}
+
+func (x *EndpointAddress) GetTargetRef() *ObjectReference {
+	if x != nil {
+		return x.TargetRef
+	}
+	return nil
+}
+
+// EndpointPort is one port the endpoints of a subset serve.
+type EndpointPort struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the port, matching the Service port's name; may be empty when the Service has a single port.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Port number on the endpoint addresses, 1-65535.
+	Port int32 `protobuf:"varint,2,opt,name=port,proto3" json:"port,omitempty"`
+	// IP protocol of the port: TCP, UDP or SCTP. Default TCP.
+	Protocol string `protobuf:"bytes,3,opt,name=protocol,proto3" json:"protocol,omitempty"`
+	// Application protocol of the port, such as http or kubernetes.io/h2c, as the Service port gives it.
+	AppProtocol   *string `protobuf:"bytes,4,opt,name=app_protocol,json=appProtocol,proto3,oneof" json:"app_protocol,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndpointPort) Reset() {
+	*x = EndpointPort{}
+	mi := &file_core_v1_types_proto_msgTypes[103]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndpointPort) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndpointPort) ProtoMessage() {}
+
+func (x *EndpointPort) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_types_proto_msgTypes[103]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndpointPort.ProtoReflect.Descriptor instead.
+func (*EndpointPort) Descriptor() ([]byte, []int) {
+	return file_core_v1_types_proto_rawDescGZIP(), []int{103}
+}
+
+func (x *EndpointPort) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *EndpointPort) GetPort() int32 {
+	if x != nil {
+		return x.Port
+	}
+	return 0
+}
+
+func (x *EndpointPort) GetProtocol() string {
+	if x != nil {
+		return x.Protocol
+	}
+	return ""
+}
+
+func (x *EndpointPort) GetAppProtocol() string {
+	if x != nil && x.AppProtocol != nil {
+		return *x.AppProtocol
+	}
+	return ""
+}
+
+// Event is a report of something that happened to an object, such as a pod
+// being scheduled or an image pulled.
 type Event struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion         string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind               string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata           *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	InvolvedObject     *ObjectReference       `protobuf:"bytes,4,opt,name=involved_object,json=involvedObject,proto3" json:"involved_object,omitempty"`
-	Reason             string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message            string                 `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
-	Source             *EventSource           `protobuf:"bytes,7,opt,name=source,proto3" json:"source,omitempty"`
-	FirstTimestamp     *v1.Time               `protobuf:"bytes,8,opt,name=first_timestamp,json=firstTimestamp,proto3" json:"first_timestamp,omitempty"`
-	LastTimestamp      *v1.Time               `protobuf:"bytes,9,opt,name=last_timestamp,json=lastTimestamp,proto3" json:"last_timestamp,omitempty"`
-	Count              int32                  `protobuf:"varint,10,opt,name=count,proto3" json:"count,omitempty"`
-	Type               string                 `protobuf:"bytes,11,opt,name=type,proto3" json:"type,omitempty"`
-	EventTime          *v1.MicroTime          `protobuf:"bytes,12,opt,name=event_time,json=eventTime,proto3" json:"event_time,omitempty"`
-	Series             *EventSeries           `protobuf:"bytes,13,opt,name=series,proto3" json:"series,omitempty"`
-	Action             string                 `protobuf:"bytes,14,opt,name=action,proto3" json:"action,omitempty"`
-	Related            *ObjectReference       `protobuf:"bytes,15,opt,name=related,proto3" json:"related,omitempty"`
-	ReportingComponent string                 `protobuf:"bytes,16,opt,name=reporting_component,json=reportingComponent,proto3" json:"reporting_component,omitempty"`
-	ReportingInstance  string                 `protobuf:"bytes,17,opt,name=reporting_instance,json=reportingInstance,proto3" json:"reporting_instance,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The object the event is about.
+	InvolvedObject *ObjectReference `protobuf:"bytes,4,opt,name=involved_object,json=involvedObject,proto3" json:"involved_object,omitempty"`
+	// A short CamelCase word for what happened, such as Scheduled or Pulled.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A human-readable description of what happened.
+	Message string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	// The component that reported the event.
+	Source *EventSource `protobuf:"bytes,7,opt,name=source,proto3" json:"source,omitempty"`
+	// When the event was first recorded.
+	FirstTimestamp *v1.Time `protobuf:"bytes,8,opt,name=first_timestamp,json=firstTimestamp,proto3" json:"first_timestamp,omitempty"`
+	// When the event was most recently recorded.
+	LastTimestamp *v1.Time `protobuf:"bytes,9,opt,name=last_timestamp,json=lastTimestamp,proto3" json:"last_timestamp,omitempty"`
+	// How many times the event has occurred.
+	Count int32 `protobuf:"varint,10,opt,name=count,proto3" json:"count,omitempty"`
+	// Normal or Warning.
+	Type string `protobuf:"bytes,11,opt,name=type,proto3" json:"type,omitempty"`
+	// When the event was first observed, with microseconds.
+	EventTime *v1.MicroTime `protobuf:"bytes,12,opt,name=event_time,json=eventTime,proto3" json:"event_time,omitempty"`
+	// Data about a series of the same event.
+	Series *EventSeries `protobuf:"bytes,13,opt,name=series,proto3" json:"series,omitempty"`
+	// What was done, or failed, about the object.
+	Action string `protobuf:"bytes,14,opt,name=action,proto3" json:"action,omitempty"`
+	// A second object the event is about.
+	Related *ObjectReference `protobuf:"bytes,15,opt,name=related,proto3" json:"related,omitempty"`
+	// The controller that emitted the event, such as kubelet.
+	ReportingComponent string `protobuf:"bytes,16,opt,name=reporting_component,json=reportingComponent,proto3" json:"reporting_component,omitempty"`
+	// The instance of that controller, such as the node's name.
+	ReportingInstance string `protobuf:"bytes,17,opt,name=reporting_instance,json=reportingInstance,proto3" json:"reporting_instance,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_core_v1_types_proto_msgTypes[100]
+	mi := &file_core_v1_types_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7041,7 +7954,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[100]
+	mi := &file_core_v1_types_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7054,7 +7967,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{100}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *Event) GetApiVersion() string {
@@ -7176,17 +8089,20 @@ func (x *Event) GetReportingInstance() string {
 	return ""
 }
 
+// EventSource names the component that reported an event.
 type EventSource struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Component     string                 `protobuf:"bytes,1,opt,name=component,proto3" json:"component,omitempty"`
-	Host          string                 `protobuf:"bytes,2,opt,name=host,proto3" json:"host,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The component, such as default-scheduler.
+	Component string `protobuf:"bytes,1,opt,name=component,proto3" json:"component,omitempty"`
+	// The node it ran on.
+	Host          string `protobuf:"bytes,2,opt,name=host,proto3" json:"host,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EventSource) Reset() {
 	*x = EventSource{}
-	mi := &file_core_v1_types_proto_msgTypes[101]
+	mi := &file_core_v1_types_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7198,7 +8114,7 @@ func (x *EventSource) String() string {
 func (*EventSource) ProtoMessage() {}
 
 func (x *EventSource) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[101]
+	mi := &file_core_v1_types_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7211,7 +8127,7 @@ func (x *EventSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventSource.ProtoReflect.Descriptor instead.
 func (*EventSource) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{101}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *EventSource) GetComponent() string {
@@ -7228,17 +8144,20 @@ func (x *EventSource) GetHost() string {
 	return ""
 }
 
+// EventSeries is a series of the same event.
 type EventSeries struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	Count            int32                  `protobuf:"varint,1,opt,name=count,proto3" json:"count,omitempty"`
-	LastObservedTime *v1.MicroTime          `protobuf:"bytes,2,opt,name=last_observed_time,json=lastObservedTime,proto3" json:"last_observed_time,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many times the event has occurred in the series.
+	Count int32 `protobuf:"varint,1,opt,name=count,proto3" json:"count,omitempty"`
+	// When the last event of the series was observed.
+	LastObservedTime *v1.MicroTime `protobuf:"bytes,2,opt,name=last_observed_time,json=lastObservedTime,proto3" json:"last_observed_time,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
 
 func (x *EventSeries) Reset() {
 	*x = EventSeries{}
-	mi := &file_core_v1_types_proto_msgTypes[102]
+	mi := &file_core_v1_types_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7250,7 +8169,7 @@ func (x *EventSeries) String() string {
 func (*EventSeries) ProtoMessage() {}
 
 func (x *EventSeries) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[102]
+	mi := &file_core_v1_types_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7263,7 +8182,7 @@ func (x *EventSeries) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventSeries.ProtoReflect.Descriptor instead.
 func (*EventSeries) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{102}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *EventSeries) GetCount() int32 {
@@ -7280,21 +8199,32 @@ func (x *EventSeries) GetLastObservedTime() *v1.MicroTime {
 	return nil
 }
 
+// ConfigMap holds non-secret configuration for pods to consume as environment
+// variables, files or arguments.
 type ConfigMap struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Immutable     *bool                  `protobuf:"varint,4,opt,name=immutable,proto3,oneof" json:"immutable,omitempty"`
-	Data          map[string]string      `protobuf:"bytes,5,rep,name=data,proto3" json:"data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	BinaryData    map[string][]byte      `protobuf:"bytes,6,rep,name=binary_data,json=binaryData,proto3" json:"binary_data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// If true, data and binaryData can no longer be changed, only the object
+	// deleted.
+	Immutable *bool `protobuf:"varint,4,opt,name=immutable,proto3,oneof" json:"immutable,omitempty"`
+	// Configuration as UTF-8 strings, by key.
+	Data map[string]string `protobuf:"bytes,5,rep,name=data,proto3" json:"data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Configuration as bytes, by key (base64 in JSON).
+	BinaryData    map[string][]byte `protobuf:"bytes,6,rep,name=binary_data,json=binaryData,proto3" json:"binary_data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConfigMap) Reset() {
 	*x = ConfigMap{}
-	mi := &file_core_v1_types_proto_msgTypes[103]
+	mi := &file_core_v1_types_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7306,7 +8236,7 @@ func (x *ConfigMap) String() string {
 func (*ConfigMap) ProtoMessage() {}
 
 func (x *ConfigMap) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[103]
+	mi := &file_core_v1_types_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7319,7 +8249,7 @@ func (x *ConfigMap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigMap.ProtoReflect.Descriptor instead.
 func (*ConfigMap) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{103}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *ConfigMap) GetApiVersion() string {
@@ -7364,22 +8294,32 @@ func (x *ConfigMap) GetBinaryData() map[string][]byte {
 	return nil
 }
 
+// Secret holds a small amount of sensitive data, such as a password or a token.
 type Secret struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Immutable     *bool                  `protobuf:"varint,4,opt,name=immutable,proto3,oneof" json:"immutable,omitempty"`
-	Data          map[string][]byte      `protobuf:"bytes,5,rep,name=data,proto3" json:"data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	StringData    map[string]string      `protobuf:"bytes,6,rep,name=string_data,json=stringData,proto3" json:"string_data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Type          string                 `protobuf:"bytes,7,opt,name=type,proto3" json:"type,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// If true, data can no longer be changed, only the object deleted.
+	Immutable *bool `protobuf:"varint,4,opt,name=immutable,proto3,oneof" json:"immutable,omitempty"`
+	// The secret data, by key (base64 in JSON).
+	Data map[string][]byte `protobuf:"bytes,5,rep,name=data,proto3" json:"data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Write-only convenience: plain strings merged into data on write.
+	StringData map[string]string `protobuf:"bytes,6,rep,name=string_data,json=stringData,proto3" json:"string_data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// How the data is used, such as Opaque or kubernetes.io/tls.
+	Type          string `protobuf:"bytes,7,opt,name=type,proto3" json:"type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Secret) Reset() {
 	*x = Secret{}
-	mi := &file_core_v1_types_proto_msgTypes[104]
+	mi := &file_core_v1_types_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7391,7 +8331,7 @@ func (x *Secret) String() string {
 func (*Secret) ProtoMessage() {}
 
 func (x *Secret) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[104]
+	mi := &file_core_v1_types_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7404,7 +8344,7 @@ func (x *Secret) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Secret.ProtoReflect.Descriptor instead.
 func (*Secret) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{104}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *Secret) GetApiVersion() string {
@@ -7456,21 +8396,30 @@ func (x *Secret) GetType() string {
 	return ""
 }
 
+// ServiceAccount is an identity that processes in pods run as.
 type ServiceAccount struct {
-	state                        protoimpl.MessageState  `protogen:"open.v1"`
-	ApiVersion                   string                  `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind                         string                  `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata                     *v1.ObjectMeta          `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Secrets                      []*ObjectReference      `protobuf:"bytes,4,rep,name=secrets,proto3" json:"secrets,omitempty"`
-	ImagePullSecrets             []*LocalObjectReference `protobuf:"bytes,5,rep,name=image_pull_secrets,json=imagePullSecrets,proto3" json:"image_pull_secrets,omitempty"`
-	AutomountServiceAccountToken *bool                   `protobuf:"varint,6,opt,name=automount_service_account_token,json=automountServiceAccountToken,proto3,oneof" json:"automount_service_account_token,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// Deprecated: Secrets holding the account's tokens.
+	Secrets []*ObjectReference `protobuf:"bytes,4,rep,name=secrets,proto3" json:"secrets,omitempty"`
+	// Registry credentials added to the pods that run as the account.
+	ImagePullSecrets []*LocalObjectReference `protobuf:"bytes,5,rep,name=image_pull_secrets,json=imagePullSecrets,proto3" json:"image_pull_secrets,omitempty"`
+	// Whether pods running as the account get its token mounted by default.
+	AutomountServiceAccountToken *bool `protobuf:"varint,6,opt,name=automount_service_account_token,json=automountServiceAccountToken,proto3,oneof" json:"automount_service_account_token,omitempty"`
 	unknownFields                protoimpl.UnknownFields
 	sizeCache                    protoimpl.SizeCache
 }
 
 func (x *ServiceAccount) Reset() {
 	*x = ServiceAccount{}
-	mi := &file_core_v1_types_proto_msgTypes[105]
+	mi := &file_core_v1_types_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7482,7 +8431,7 @@ func (x *ServiceAccount) String() string {
 func (*ServiceAccount) ProtoMessage() {}
 
 func (x *ServiceAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[105]
+	mi := &file_core_v1_types_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7495,7 +8444,7 @@ func (x *ServiceAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServiceAccount.ProtoReflect.Descriptor instead.
 func (*ServiceAccount) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{105}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *ServiceAccount) GetApiVersion() string {
@@ -7542,19 +8491,26 @@ func (x *ServiceAccount) GetAutomountServiceAccountToken() bool {
 
 // ResourceQuota caps what the objects of one namespace may use in total.
 type ResourceQuota struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *ResourceQuotaSpec     `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
-	Status        *ResourceQuotaStatus   `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The limits to enforce.
+	Spec *ResourceQuotaSpec `protobuf:"bytes,4,opt,name=spec,proto3" json:"spec,omitempty"`
+	// The limits and what is used, as last computed.
+	Status        *ResourceQuotaStatus `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ResourceQuota) Reset() {
 	*x = ResourceQuota{}
-	mi := &file_core_v1_types_proto_msgTypes[106]
+	mi := &file_core_v1_types_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7566,7 +8522,7 @@ func (x *ResourceQuota) String() string {
 func (*ResourceQuota) ProtoMessage() {}
 
 func (x *ResourceQuota) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[106]
+	mi := &file_core_v1_types_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7579,7 +8535,7 @@ func (x *ResourceQuota) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceQuota.ProtoReflect.Descriptor instead.
 func (*ResourceQuota) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{106}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *ResourceQuota) GetApiVersion() string {
@@ -7617,19 +8573,23 @@ func (x *ResourceQuota) GetStatus() *ResourceQuotaStatus {
 	return nil
 }
 
+// ResourceQuotaSpec is the limits of a quota.
 type ResourceQuotaSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// ResourceList: "pods", "requests.cpu", "limits.memory", ...
-	Hard          map[string]string `protobuf:"bytes,1,rep,name=hard,proto3" json:"hard,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Scopes        []string          `protobuf:"bytes,2,rep,name=scopes,proto3" json:"scopes,omitempty"`
-	ScopeSelector *ScopeSelector    `protobuf:"bytes,3,opt,name=scope_selector,json=scopeSelector,proto3" json:"scope_selector,omitempty"`
+	// The most of each named resource the namespace may use, such as pods,
+	// requests.cpu or limits.memory.
+	Hard map[string]string `protobuf:"bytes,1,rep,name=hard,proto3" json:"hard,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Which objects the quota counts, such as BestEffort or NotTerminating.
+	Scopes []string `protobuf:"bytes,2,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	// Which objects the quota counts, as expressions on scopes.
+	ScopeSelector *ScopeSelector `protobuf:"bytes,3,opt,name=scope_selector,json=scopeSelector,proto3" json:"scope_selector,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ResourceQuotaSpec) Reset() {
 	*x = ResourceQuotaSpec{}
-	mi := &file_core_v1_types_proto_msgTypes[107]
+	mi := &file_core_v1_types_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7641,7 +8601,7 @@ func (x *ResourceQuotaSpec) String() string {
 func (*ResourceQuotaSpec) ProtoMessage() {}
 
 func (x *ResourceQuotaSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[107]
+	mi := &file_core_v1_types_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7654,7 +8614,7 @@ func (x *ResourceQuotaSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceQuotaSpec.ProtoReflect.Descriptor instead.
 func (*ResourceQuotaSpec) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{107}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *ResourceQuotaSpec) GetHard() map[string]string {
@@ -7678,8 +8638,10 @@ func (x *ResourceQuotaSpec) GetScopeSelector() *ScopeSelector {
 	return nil
 }
 
+// ScopeSelector selects objects by quota scopes.
 type ScopeSelector struct {
-	state            protoimpl.MessageState               `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Requirements on scopes, all of which must hold.
 	MatchExpressions []*ScopedResourceSelectorRequirement `protobuf:"bytes,1,rep,name=match_expressions,json=matchExpressions,proto3" json:"match_expressions,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
@@ -7687,7 +8649,7 @@ type ScopeSelector struct {
 
 func (x *ScopeSelector) Reset() {
 	*x = ScopeSelector{}
-	mi := &file_core_v1_types_proto_msgTypes[108]
+	mi := &file_core_v1_types_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7699,7 +8661,7 @@ func (x *ScopeSelector) String() string {
 func (*ScopeSelector) ProtoMessage() {}
 
 func (x *ScopeSelector) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[108]
+	mi := &file_core_v1_types_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7712,7 +8674,7 @@ func (x *ScopeSelector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeSelector.ProtoReflect.Descriptor instead.
 func (*ScopeSelector) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{108}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *ScopeSelector) GetMatchExpressions() []*ScopedResourceSelectorRequirement {
@@ -7722,18 +8684,22 @@ func (x *ScopeSelector) GetMatchExpressions() []*ScopedResourceSelectorRequireme
 	return nil
 }
 
+// ScopedResourceSelectorRequirement is a requirement on a quota scope.
 type ScopedResourceSelectorRequirement struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ScopeName     string                 `protobuf:"bytes,1,opt,name=scope_name,json=scopeName,proto3" json:"scope_name,omitempty"`
-	Operator      string                 `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
-	Values        []string               `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The scope, such as PriorityClass.
+	ScopeName string `protobuf:"bytes,1,opt,name=scope_name,json=scopeName,proto3" json:"scope_name,omitempty"`
+	// In, NotIn, Exists or DoesNotExist.
+	Operator string `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	// The values for In and NotIn.
+	Values        []string `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ScopedResourceSelectorRequirement) Reset() {
 	*x = ScopedResourceSelectorRequirement{}
-	mi := &file_core_v1_types_proto_msgTypes[109]
+	mi := &file_core_v1_types_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7745,7 +8711,7 @@ func (x *ScopedResourceSelectorRequirement) String() string {
 func (*ScopedResourceSelectorRequirement) ProtoMessage() {}
 
 func (x *ScopedResourceSelectorRequirement) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[109]
+	mi := &file_core_v1_types_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7758,7 +8724,7 @@ func (x *ScopedResourceSelectorRequirement) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ScopedResourceSelectorRequirement.ProtoReflect.Descriptor instead.
 func (*ScopedResourceSelectorRequirement) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{109}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *ScopedResourceSelectorRequirement) GetScopeName() string {
@@ -7782,17 +8748,20 @@ func (x *ScopedResourceSelectorRequirement) GetValues() []string {
 	return nil
 }
 
+// ResourceQuotaStatus is what a quota enforces and what is used.
 type ResourceQuotaStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Hard          map[string]string      `protobuf:"bytes,1,rep,name=hard,proto3" json:"hard,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Used          map[string]string      `protobuf:"bytes,2,rep,name=used,proto3" json:"used,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The limits enforced.
+	Hard map[string]string `protobuf:"bytes,1,rep,name=hard,proto3" json:"hard,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// What the namespace uses now.
+	Used          map[string]string `protobuf:"bytes,2,rep,name=used,proto3" json:"used,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ResourceQuotaStatus) Reset() {
 	*x = ResourceQuotaStatus{}
-	mi := &file_core_v1_types_proto_msgTypes[110]
+	mi := &file_core_v1_types_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7804,7 +8773,7 @@ func (x *ResourceQuotaStatus) String() string {
 func (*ResourceQuotaStatus) ProtoMessage() {}
 
 func (x *ResourceQuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[110]
+	mi := &file_core_v1_types_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7817,7 +8786,7 @@ func (x *ResourceQuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceQuotaStatus.ProtoReflect.Descriptor instead.
 func (*ResourceQuotaStatus) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{110}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *ResourceQuotaStatus) GetHard() map[string]string {
@@ -7836,16 +8805,18 @@ func (x *ResourceQuotaStatus) GetUsed() map[string]string {
 
 // PodTemplateSpec describes the pods a controller creates.
 type PodTemplateSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,1,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Spec          *PodSpec               `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Metadata given to each pod, such as its labels.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,1,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The spec of each pod.
+	Spec          *PodSpec `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PodTemplateSpec) Reset() {
 	*x = PodTemplateSpec{}
-	mi := &file_core_v1_types_proto_msgTypes[111]
+	mi := &file_core_v1_types_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7857,7 +8828,7 @@ func (x *PodTemplateSpec) String() string {
 func (*PodTemplateSpec) ProtoMessage() {}
 
 func (x *PodTemplateSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_types_proto_msgTypes[111]
+	mi := &file_core_v1_types_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7870,7 +8841,7 @@ func (x *PodTemplateSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PodTemplateSpec.ProtoReflect.Descriptor instead.
 func (*PodTemplateSpec) Descriptor() ([]byte, []int) {
-	return file_core_v1_types_proto_rawDescGZIP(), []int{111}
+	return file_core_v1_types_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *PodTemplateSpec) GetMetadata() *v1.ObjectMeta {
@@ -8575,7 +9546,31 @@ const file_core_v1_types_proto_rawDesc = "" +
 	"\x04port\x18\x01 \x01(\x05R\x04port\x12\x1a\n" +
 	"\bprotocol\x18\x02 \x01(\tR\bprotocol\x12\x19\n" +
 	"\x05error\x18\x03 \x01(\tH\x00R\x05error\x88\x01\x01B\b\n" +
-	"\x06_error\"\xf5\x05\n" +
+	"\x06_error\"\xb4\x01\n" +
+	"\tEndpoints\x12\x1f\n" +
+	"\vapi_version\x18\x01 \x01(\tR\n" +
+	"apiVersion\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x127\n" +
+	"\bmetadata\x18\x03 \x01(\v2\x1b.podline.meta.v1.ObjectMetaR\bmetadata\x129\n" +
+	"\asubsets\x18\x04 \x03(\v2\x1f.podline.core.v1.EndpointSubsetR\asubsets\"\xd7\x01\n" +
+	"\x0eEndpointSubset\x12>\n" +
+	"\taddresses\x18\x01 \x03(\v2 .podline.core.v1.EndpointAddressR\taddresses\x12P\n" +
+	"\x13not_ready_addresses\x18\x02 \x03(\v2 .podline.core.v1.EndpointAddressR\x11notReadyAddresses\x123\n" +
+	"\x05ports\x18\x03 \x03(\v2\x1d.podline.core.v1.EndpointPortR\x05ports\"\xae\x01\n" +
+	"\x0fEndpointAddress\x12\x0e\n" +
+	"\x02ip\x18\x01 \x01(\tR\x02ip\x12\x1a\n" +
+	"\bhostname\x18\x02 \x01(\tR\bhostname\x12 \n" +
+	"\tnode_name\x18\x03 \x01(\tH\x00R\bnodeName\x88\x01\x01\x12?\n" +
+	"\n" +
+	"target_ref\x18\x04 \x01(\v2 .podline.core.v1.ObjectReferenceR\ttargetRefB\f\n" +
+	"\n" +
+	"_node_name\"\x8b\x01\n" +
+	"\fEndpointPort\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04port\x18\x02 \x01(\x05R\x04port\x12\x1a\n" +
+	"\bprotocol\x18\x03 \x01(\tR\bprotocol\x12&\n" +
+	"\fapp_protocol\x18\x04 \x01(\tH\x00R\vappProtocol\x88\x01\x01B\x0f\n" +
+	"\r_app_protocol\"\xf5\x05\n" +
 	"\x05Event\x12\x1f\n" +
 	"\vapi_version\x18\x01 \x01(\tR\n" +
 	"apiVersion\x12\x12\n" +
@@ -8693,7 +9688,7 @@ func file_core_v1_types_proto_rawDescGZIP() []byte {
 	return file_core_v1_types_proto_rawDescData
 }
 
-var file_core_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 126)
+var file_core_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 130)
 var file_core_v1_types_proto_goTypes = []any{
 	(*ObjectReference)(nil),                   // 0: podline.core.v1.ObjectReference
 	(*LocalObjectReference)(nil),              // 1: podline.core.v1.LocalObjectReference
@@ -8795,47 +9790,51 @@ var file_core_v1_types_proto_goTypes = []any{
 	(*LoadBalancerStatus)(nil),                // 97: podline.core.v1.LoadBalancerStatus
 	(*LoadBalancerIngress)(nil),               // 98: podline.core.v1.LoadBalancerIngress
 	(*PortStatus)(nil),                        // 99: podline.core.v1.PortStatus
-	(*Event)(nil),                             // 100: podline.core.v1.Event
-	(*EventSource)(nil),                       // 101: podline.core.v1.EventSource
-	(*EventSeries)(nil),                       // 102: podline.core.v1.EventSeries
-	(*ConfigMap)(nil),                         // 103: podline.core.v1.ConfigMap
-	(*Secret)(nil),                            // 104: podline.core.v1.Secret
-	(*ServiceAccount)(nil),                    // 105: podline.core.v1.ServiceAccount
-	(*ResourceQuota)(nil),                     // 106: podline.core.v1.ResourceQuota
-	(*ResourceQuotaSpec)(nil),                 // 107: podline.core.v1.ResourceQuotaSpec
-	(*ScopeSelector)(nil),                     // 108: podline.core.v1.ScopeSelector
-	(*ScopedResourceSelectorRequirement)(nil), // 109: podline.core.v1.ScopedResourceSelectorRequirement
-	(*ResourceQuotaStatus)(nil),               // 110: podline.core.v1.ResourceQuotaStatus
-	(*PodTemplateSpec)(nil),                   // 111: podline.core.v1.PodTemplateSpec
-	nil,                                       // 112: podline.core.v1.PodSpec.NodeSelectorEntry
-	nil,                                       // 113: podline.core.v1.PodSpec.OverheadEntry
-	nil,                                       // 114: podline.core.v1.ResourceRequirements.LimitsEntry
-	nil,                                       // 115: podline.core.v1.ResourceRequirements.RequestsEntry
-	nil,                                       // 116: podline.core.v1.NodeStatus.CapacityEntry
-	nil,                                       // 117: podline.core.v1.NodeStatus.AllocatableEntry
-	nil,                                       // 118: podline.core.v1.ServiceSpec.SelectorEntry
-	nil,                                       // 119: podline.core.v1.ConfigMap.DataEntry
-	nil,                                       // 120: podline.core.v1.ConfigMap.BinaryDataEntry
-	nil,                                       // 121: podline.core.v1.Secret.DataEntry
-	nil,                                       // 122: podline.core.v1.Secret.StringDataEntry
-	nil,                                       // 123: podline.core.v1.ResourceQuotaSpec.HardEntry
-	nil,                                       // 124: podline.core.v1.ResourceQuotaStatus.HardEntry
-	nil,                                       // 125: podline.core.v1.ResourceQuotaStatus.UsedEntry
-	(*v1.ObjectMeta)(nil),                     // 126: podline.meta.v1.ObjectMeta
-	(*v1.LabelSelector)(nil),                  // 127: podline.meta.v1.LabelSelector
-	(*v1.IntOrString)(nil),                    // 128: podline.meta.v1.IntOrString
-	(*v1.Time)(nil),                           // 129: podline.meta.v1.Time
-	(*v1.Condition)(nil),                      // 130: podline.meta.v1.Condition
-	(*v1.MicroTime)(nil),                      // 131: podline.meta.v1.MicroTime
+	(*Endpoints)(nil),                         // 100: podline.core.v1.Endpoints
+	(*EndpointSubset)(nil),                    // 101: podline.core.v1.EndpointSubset
+	(*EndpointAddress)(nil),                   // 102: podline.core.v1.EndpointAddress
+	(*EndpointPort)(nil),                      // 103: podline.core.v1.EndpointPort
+	(*Event)(nil),                             // 104: podline.core.v1.Event
+	(*EventSource)(nil),                       // 105: podline.core.v1.EventSource
+	(*EventSeries)(nil),                       // 106: podline.core.v1.EventSeries
+	(*ConfigMap)(nil),                         // 107: podline.core.v1.ConfigMap
+	(*Secret)(nil),                            // 108: podline.core.v1.Secret
+	(*ServiceAccount)(nil),                    // 109: podline.core.v1.ServiceAccount
+	(*ResourceQuota)(nil),                     // 110: podline.core.v1.ResourceQuota
+	(*ResourceQuotaSpec)(nil),                 // 111: podline.core.v1.ResourceQuotaSpec
+	(*ScopeSelector)(nil),                     // 112: podline.core.v1.ScopeSelector
+	(*ScopedResourceSelectorRequirement)(nil), // 113: podline.core.v1.ScopedResourceSelectorRequirement
+	(*ResourceQuotaStatus)(nil),               // 114: podline.core.v1.ResourceQuotaStatus
+	(*PodTemplateSpec)(nil),                   // 115: podline.core.v1.PodTemplateSpec
+	nil,                                       // 116: podline.core.v1.PodSpec.NodeSelectorEntry
+	nil,                                       // 117: podline.core.v1.PodSpec.OverheadEntry
+	nil,                                       // 118: podline.core.v1.ResourceRequirements.LimitsEntry
+	nil,                                       // 119: podline.core.v1.ResourceRequirements.RequestsEntry
+	nil,                                       // 120: podline.core.v1.NodeStatus.CapacityEntry
+	nil,                                       // 121: podline.core.v1.NodeStatus.AllocatableEntry
+	nil,                                       // 122: podline.core.v1.ServiceSpec.SelectorEntry
+	nil,                                       // 123: podline.core.v1.ConfigMap.DataEntry
+	nil,                                       // 124: podline.core.v1.ConfigMap.BinaryDataEntry
+	nil,                                       // 125: podline.core.v1.Secret.DataEntry
+	nil,                                       // 126: podline.core.v1.Secret.StringDataEntry
+	nil,                                       // 127: podline.core.v1.ResourceQuotaSpec.HardEntry
+	nil,                                       // 128: podline.core.v1.ResourceQuotaStatus.HardEntry
+	nil,                                       // 129: podline.core.v1.ResourceQuotaStatus.UsedEntry
+	(*v1.ObjectMeta)(nil),                     // 130: podline.meta.v1.ObjectMeta
+	(*v1.LabelSelector)(nil),                  // 131: podline.meta.v1.LabelSelector
+	(*v1.IntOrString)(nil),                    // 132: podline.meta.v1.IntOrString
+	(*v1.Time)(nil),                           // 133: podline.meta.v1.Time
+	(*v1.Condition)(nil),                      // 134: podline.meta.v1.Condition
+	(*v1.MicroTime)(nil),                      // 135: podline.meta.v1.MicroTime
 }
 var file_core_v1_types_proto_depIdxs = []int32{
-	126, // 0: podline.core.v1.Pod.metadata:type_name -> podline.meta.v1.ObjectMeta
+	130, // 0: podline.core.v1.Pod.metadata:type_name -> podline.meta.v1.ObjectMeta
 	3,   // 1: podline.core.v1.Pod.spec:type_name -> podline.core.v1.PodSpec
 	67,  // 2: podline.core.v1.Pod.status:type_name -> podline.core.v1.PodStatus
 	52,  // 3: podline.core.v1.PodSpec.volumes:type_name -> podline.core.v1.Volume
 	29,  // 4: podline.core.v1.PodSpec.init_containers:type_name -> podline.core.v1.Container
 	29,  // 5: podline.core.v1.PodSpec.containers:type_name -> podline.core.v1.Container
-	112, // 6: podline.core.v1.PodSpec.node_selector:type_name -> podline.core.v1.PodSpec.NodeSelectorEntry
+	116, // 6: podline.core.v1.PodSpec.node_selector:type_name -> podline.core.v1.PodSpec.NodeSelectorEntry
 	12,  // 7: podline.core.v1.PodSpec.security_context:type_name -> podline.core.v1.PodSecurityContext
 	1,   // 8: podline.core.v1.PodSpec.image_pull_secrets:type_name -> podline.core.v1.LocalObjectReference
 	19,  // 9: podline.core.v1.PodSpec.affinity:type_name -> podline.core.v1.Affinity
@@ -8843,12 +9842,12 @@ var file_core_v1_types_proto_depIdxs = []int32{
 	7,   // 11: podline.core.v1.PodSpec.host_aliases:type_name -> podline.core.v1.HostAlias
 	8,   // 12: podline.core.v1.PodSpec.dns_config:type_name -> podline.core.v1.PodDNSConfig
 	6,   // 13: podline.core.v1.PodSpec.readiness_gates:type_name -> podline.core.v1.PodReadinessGate
-	113, // 14: podline.core.v1.PodSpec.overhead:type_name -> podline.core.v1.PodSpec.OverheadEntry
+	117, // 14: podline.core.v1.PodSpec.overhead:type_name -> podline.core.v1.PodSpec.OverheadEntry
 	11,  // 15: podline.core.v1.PodSpec.topology_spread_constraints:type_name -> podline.core.v1.TopologySpreadConstraint
 	4,   // 16: podline.core.v1.PodSpec.os:type_name -> podline.core.v1.PodOS
 	5,   // 17: podline.core.v1.PodSpec.scheduling_gates:type_name -> podline.core.v1.PodSchedulingGate
 	9,   // 18: podline.core.v1.PodDNSConfig.options:type_name -> podline.core.v1.PodDNSConfigOption
-	127, // 19: podline.core.v1.TopologySpreadConstraint.label_selector:type_name -> podline.meta.v1.LabelSelector
+	131, // 19: podline.core.v1.TopologySpreadConstraint.label_selector:type_name -> podline.meta.v1.LabelSelector
 	15,  // 20: podline.core.v1.PodSecurityContext.se_linux_options:type_name -> podline.core.v1.SELinuxOptions
 	18,  // 21: podline.core.v1.PodSecurityContext.sysctls:type_name -> podline.core.v1.Sysctl
 	16,  // 22: podline.core.v1.PodSecurityContext.seccomp_profile:type_name -> podline.core.v1.SeccompProfile
@@ -8870,8 +9869,8 @@ var file_core_v1_types_proto_depIdxs = []int32{
 	28,  // 38: podline.core.v1.PodAffinity.preferred_during_scheduling_ignored_during_execution:type_name -> podline.core.v1.WeightedPodAffinityTerm
 	27,  // 39: podline.core.v1.PodAntiAffinity.required_during_scheduling_ignored_during_execution:type_name -> podline.core.v1.PodAffinityTerm
 	28,  // 40: podline.core.v1.PodAntiAffinity.preferred_during_scheduling_ignored_during_execution:type_name -> podline.core.v1.WeightedPodAffinityTerm
-	127, // 41: podline.core.v1.PodAffinityTerm.label_selector:type_name -> podline.meta.v1.LabelSelector
-	127, // 42: podline.core.v1.PodAffinityTerm.namespace_selector:type_name -> podline.meta.v1.LabelSelector
+	131, // 41: podline.core.v1.PodAffinityTerm.label_selector:type_name -> podline.meta.v1.LabelSelector
+	131, // 42: podline.core.v1.PodAffinityTerm.namespace_selector:type_name -> podline.meta.v1.LabelSelector
 	27,  // 43: podline.core.v1.WeightedPodAffinityTerm.pod_affinity_term:type_name -> podline.core.v1.PodAffinityTerm
 	30,  // 44: podline.core.v1.Container.ports:type_name -> podline.core.v1.ContainerPort
 	37,  // 45: podline.core.v1.Container.env_from:type_name -> podline.core.v1.EnvFromSource
@@ -8890,16 +9889,16 @@ var file_core_v1_types_proto_depIdxs = []int32{
 	36,  // 58: podline.core.v1.EnvVarSource.secret_key_ref:type_name -> podline.core.v1.SecretKeySelector
 	38,  // 59: podline.core.v1.EnvFromSource.config_map_ref:type_name -> podline.core.v1.ConfigMapEnvSource
 	39,  // 60: podline.core.v1.EnvFromSource.secret_ref:type_name -> podline.core.v1.SecretEnvSource
-	114, // 61: podline.core.v1.ResourceRequirements.limits:type_name -> podline.core.v1.ResourceRequirements.LimitsEntry
-	115, // 62: podline.core.v1.ResourceRequirements.requests:type_name -> podline.core.v1.ResourceRequirements.RequestsEntry
+	118, // 61: podline.core.v1.ResourceRequirements.limits:type_name -> podline.core.v1.ResourceRequirements.LimitsEntry
+	119, // 62: podline.core.v1.ResourceRequirements.requests:type_name -> podline.core.v1.ResourceRequirements.RequestsEntry
 	41,  // 63: podline.core.v1.ResourceRequirements.claims:type_name -> podline.core.v1.ResourceClaim
 	44,  // 64: podline.core.v1.Probe.exec:type_name -> podline.core.v1.ExecAction
 	45,  // 65: podline.core.v1.Probe.http_get:type_name -> podline.core.v1.HTTPGetAction
 	47,  // 66: podline.core.v1.Probe.tcp_socket:type_name -> podline.core.v1.TCPSocketAction
 	48,  // 67: podline.core.v1.Probe.grpc:type_name -> podline.core.v1.GRPCAction
-	128, // 68: podline.core.v1.HTTPGetAction.port:type_name -> podline.meta.v1.IntOrString
+	132, // 68: podline.core.v1.HTTPGetAction.port:type_name -> podline.meta.v1.IntOrString
 	46,  // 69: podline.core.v1.HTTPGetAction.http_headers:type_name -> podline.core.v1.HTTPHeader
-	128, // 70: podline.core.v1.TCPSocketAction.port:type_name -> podline.meta.v1.IntOrString
+	132, // 70: podline.core.v1.TCPSocketAction.port:type_name -> podline.meta.v1.IntOrString
 	51,  // 71: podline.core.v1.Lifecycle.post_start:type_name -> podline.core.v1.LifecycleHandler
 	51,  // 72: podline.core.v1.Lifecycle.pre_stop:type_name -> podline.core.v1.LifecycleHandler
 	44,  // 73: podline.core.v1.LifecycleHandler.exec:type_name -> podline.core.v1.ExecAction
@@ -8929,86 +9928,92 @@ var file_core_v1_types_proto_depIdxs = []int32{
 	68,  // 97: podline.core.v1.PodStatus.conditions:type_name -> podline.core.v1.PodCondition
 	69,  // 98: podline.core.v1.PodStatus.host_ips:type_name -> podline.core.v1.HostIP
 	70,  // 99: podline.core.v1.PodStatus.pod_ips:type_name -> podline.core.v1.PodIP
-	129, // 100: podline.core.v1.PodStatus.start_time:type_name -> podline.meta.v1.Time
+	133, // 100: podline.core.v1.PodStatus.start_time:type_name -> podline.meta.v1.Time
 	71,  // 101: podline.core.v1.PodStatus.init_container_statuses:type_name -> podline.core.v1.ContainerStatus
 	71,  // 102: podline.core.v1.PodStatus.container_statuses:type_name -> podline.core.v1.ContainerStatus
-	129, // 103: podline.core.v1.PodCondition.last_probe_time:type_name -> podline.meta.v1.Time
-	129, // 104: podline.core.v1.PodCondition.last_transition_time:type_name -> podline.meta.v1.Time
+	133, // 103: podline.core.v1.PodCondition.last_probe_time:type_name -> podline.meta.v1.Time
+	133, // 104: podline.core.v1.PodCondition.last_transition_time:type_name -> podline.meta.v1.Time
 	72,  // 105: podline.core.v1.ContainerStatus.state:type_name -> podline.core.v1.ContainerState
 	72,  // 106: podline.core.v1.ContainerStatus.last_state:type_name -> podline.core.v1.ContainerState
 	73,  // 107: podline.core.v1.ContainerState.waiting:type_name -> podline.core.v1.ContainerStateWaiting
 	74,  // 108: podline.core.v1.ContainerState.running:type_name -> podline.core.v1.ContainerStateRunning
 	75,  // 109: podline.core.v1.ContainerState.terminated:type_name -> podline.core.v1.ContainerStateTerminated
-	129, // 110: podline.core.v1.ContainerStateRunning.started_at:type_name -> podline.meta.v1.Time
-	129, // 111: podline.core.v1.ContainerStateTerminated.started_at:type_name -> podline.meta.v1.Time
-	129, // 112: podline.core.v1.ContainerStateTerminated.finished_at:type_name -> podline.meta.v1.Time
-	126, // 113: podline.core.v1.Binding.metadata:type_name -> podline.meta.v1.ObjectMeta
+	133, // 110: podline.core.v1.ContainerStateRunning.started_at:type_name -> podline.meta.v1.Time
+	133, // 111: podline.core.v1.ContainerStateTerminated.started_at:type_name -> podline.meta.v1.Time
+	133, // 112: podline.core.v1.ContainerStateTerminated.finished_at:type_name -> podline.meta.v1.Time
+	130, // 113: podline.core.v1.Binding.metadata:type_name -> podline.meta.v1.ObjectMeta
 	0,   // 114: podline.core.v1.Binding.target:type_name -> podline.core.v1.ObjectReference
-	126, // 115: podline.core.v1.Node.metadata:type_name -> podline.meta.v1.ObjectMeta
+	130, // 115: podline.core.v1.Node.metadata:type_name -> podline.meta.v1.ObjectMeta
 	78,  // 116: podline.core.v1.Node.spec:type_name -> podline.core.v1.NodeSpec
 	80,  // 117: podline.core.v1.Node.status:type_name -> podline.core.v1.NodeStatus
 	79,  // 118: podline.core.v1.NodeSpec.taints:type_name -> podline.core.v1.Taint
-	129, // 119: podline.core.v1.Taint.time_added:type_name -> podline.meta.v1.Time
-	116, // 120: podline.core.v1.NodeStatus.capacity:type_name -> podline.core.v1.NodeStatus.CapacityEntry
-	117, // 121: podline.core.v1.NodeStatus.allocatable:type_name -> podline.core.v1.NodeStatus.AllocatableEntry
+	133, // 119: podline.core.v1.Taint.time_added:type_name -> podline.meta.v1.Time
+	120, // 120: podline.core.v1.NodeStatus.capacity:type_name -> podline.core.v1.NodeStatus.CapacityEntry
+	121, // 121: podline.core.v1.NodeStatus.allocatable:type_name -> podline.core.v1.NodeStatus.AllocatableEntry
 	81,  // 122: podline.core.v1.NodeStatus.conditions:type_name -> podline.core.v1.NodeCondition
 	82,  // 123: podline.core.v1.NodeStatus.addresses:type_name -> podline.core.v1.NodeAddress
 	83,  // 124: podline.core.v1.NodeStatus.daemon_endpoints:type_name -> podline.core.v1.NodeDaemonEndpoints
 	85,  // 125: podline.core.v1.NodeStatus.node_info:type_name -> podline.core.v1.NodeSystemInfo
 	86,  // 126: podline.core.v1.NodeStatus.images:type_name -> podline.core.v1.ContainerImage
-	129, // 127: podline.core.v1.NodeCondition.last_heartbeat_time:type_name -> podline.meta.v1.Time
-	129, // 128: podline.core.v1.NodeCondition.last_transition_time:type_name -> podline.meta.v1.Time
+	133, // 127: podline.core.v1.NodeCondition.last_heartbeat_time:type_name -> podline.meta.v1.Time
+	133, // 128: podline.core.v1.NodeCondition.last_transition_time:type_name -> podline.meta.v1.Time
 	84,  // 129: podline.core.v1.NodeDaemonEndpoints.kubelet_endpoint:type_name -> podline.core.v1.DaemonEndpoint
-	126, // 130: podline.core.v1.Namespace.metadata:type_name -> podline.meta.v1.ObjectMeta
+	130, // 130: podline.core.v1.Namespace.metadata:type_name -> podline.meta.v1.ObjectMeta
 	88,  // 131: podline.core.v1.Namespace.spec:type_name -> podline.core.v1.NamespaceSpec
 	89,  // 132: podline.core.v1.Namespace.status:type_name -> podline.core.v1.NamespaceStatus
 	90,  // 133: podline.core.v1.NamespaceStatus.conditions:type_name -> podline.core.v1.NamespaceCondition
-	129, // 134: podline.core.v1.NamespaceCondition.last_transition_time:type_name -> podline.meta.v1.Time
-	126, // 135: podline.core.v1.Service.metadata:type_name -> podline.meta.v1.ObjectMeta
+	133, // 134: podline.core.v1.NamespaceCondition.last_transition_time:type_name -> podline.meta.v1.Time
+	130, // 135: podline.core.v1.Service.metadata:type_name -> podline.meta.v1.ObjectMeta
 	92,  // 136: podline.core.v1.Service.spec:type_name -> podline.core.v1.ServiceSpec
 	96,  // 137: podline.core.v1.Service.status:type_name -> podline.core.v1.ServiceStatus
 	93,  // 138: podline.core.v1.ServiceSpec.ports:type_name -> podline.core.v1.ServicePort
-	118, // 139: podline.core.v1.ServiceSpec.selector:type_name -> podline.core.v1.ServiceSpec.SelectorEntry
+	122, // 139: podline.core.v1.ServiceSpec.selector:type_name -> podline.core.v1.ServiceSpec.SelectorEntry
 	94,  // 140: podline.core.v1.ServiceSpec.session_affinity_config:type_name -> podline.core.v1.SessionAffinityConfig
-	128, // 141: podline.core.v1.ServicePort.target_port:type_name -> podline.meta.v1.IntOrString
+	132, // 141: podline.core.v1.ServicePort.target_port:type_name -> podline.meta.v1.IntOrString
 	95,  // 142: podline.core.v1.SessionAffinityConfig.client_ip:type_name -> podline.core.v1.ClientIPConfig
 	97,  // 143: podline.core.v1.ServiceStatus.load_balancer:type_name -> podline.core.v1.LoadBalancerStatus
-	130, // 144: podline.core.v1.ServiceStatus.conditions:type_name -> podline.meta.v1.Condition
+	134, // 144: podline.core.v1.ServiceStatus.conditions:type_name -> podline.meta.v1.Condition
 	98,  // 145: podline.core.v1.LoadBalancerStatus.ingress:type_name -> podline.core.v1.LoadBalancerIngress
 	99,  // 146: podline.core.v1.LoadBalancerIngress.ports:type_name -> podline.core.v1.PortStatus
-	126, // 147: podline.core.v1.Event.metadata:type_name -> podline.meta.v1.ObjectMeta
-	0,   // 148: podline.core.v1.Event.involved_object:type_name -> podline.core.v1.ObjectReference
-	101, // 149: podline.core.v1.Event.source:type_name -> podline.core.v1.EventSource
-	129, // 150: podline.core.v1.Event.first_timestamp:type_name -> podline.meta.v1.Time
-	129, // 151: podline.core.v1.Event.last_timestamp:type_name -> podline.meta.v1.Time
-	131, // 152: podline.core.v1.Event.event_time:type_name -> podline.meta.v1.MicroTime
-	102, // 153: podline.core.v1.Event.series:type_name -> podline.core.v1.EventSeries
-	0,   // 154: podline.core.v1.Event.related:type_name -> podline.core.v1.ObjectReference
-	131, // 155: podline.core.v1.EventSeries.last_observed_time:type_name -> podline.meta.v1.MicroTime
-	126, // 156: podline.core.v1.ConfigMap.metadata:type_name -> podline.meta.v1.ObjectMeta
-	119, // 157: podline.core.v1.ConfigMap.data:type_name -> podline.core.v1.ConfigMap.DataEntry
-	120, // 158: podline.core.v1.ConfigMap.binary_data:type_name -> podline.core.v1.ConfigMap.BinaryDataEntry
-	126, // 159: podline.core.v1.Secret.metadata:type_name -> podline.meta.v1.ObjectMeta
-	121, // 160: podline.core.v1.Secret.data:type_name -> podline.core.v1.Secret.DataEntry
-	122, // 161: podline.core.v1.Secret.string_data:type_name -> podline.core.v1.Secret.StringDataEntry
-	126, // 162: podline.core.v1.ServiceAccount.metadata:type_name -> podline.meta.v1.ObjectMeta
-	0,   // 163: podline.core.v1.ServiceAccount.secrets:type_name -> podline.core.v1.ObjectReference
-	1,   // 164: podline.core.v1.ServiceAccount.image_pull_secrets:type_name -> podline.core.v1.LocalObjectReference
-	126, // 165: podline.core.v1.ResourceQuota.metadata:type_name -> podline.meta.v1.ObjectMeta
-	107, // 166: podline.core.v1.ResourceQuota.spec:type_name -> podline.core.v1.ResourceQuotaSpec
-	110, // 167: podline.core.v1.ResourceQuota.status:type_name -> podline.core.v1.ResourceQuotaStatus
-	123, // 168: podline.core.v1.ResourceQuotaSpec.hard:type_name -> podline.core.v1.ResourceQuotaSpec.HardEntry
-	108, // 169: podline.core.v1.ResourceQuotaSpec.scope_selector:type_name -> podline.core.v1.ScopeSelector
-	109, // 170: podline.core.v1.ScopeSelector.match_expressions:type_name -> podline.core.v1.ScopedResourceSelectorRequirement
-	124, // 171: podline.core.v1.ResourceQuotaStatus.hard:type_name -> podline.core.v1.ResourceQuotaStatus.HardEntry
-	125, // 172: podline.core.v1.ResourceQuotaStatus.used:type_name -> podline.core.v1.ResourceQuotaStatus.UsedEntry
-	126, // 173: podline.core.v1.PodTemplateSpec.metadata:type_name -> podline.meta.v1.ObjectMeta
-	3,   // 174: podline.core.v1.PodTemplateSpec.spec:type_name -> podline.core.v1.PodSpec
-	175, // [175:175] is the sub-list for method output_type
-	175, // [175:175] is the sub-list for method input_type
-	175, // [175:175] is the sub-list for extension type_name
-	175, // [175:175] is the sub-list for extension extendee
-	0,   // [0:175] is the sub-list for field type_name
+	130, // 147: podline.core.v1.Endpoints.metadata:type_name -> podline.meta.v1.ObjectMeta
+	101, // 148: podline.core.v1.Endpoints.subsets:type_name -> podline.core.v1.EndpointSubset
+	102, // 149: podline.core.v1.EndpointSubset.addresses:type_name -> podline.core.v1.EndpointAddress
+	102, // 150: podline.core.v1.EndpointSubset.not_ready_addresses:type_name -> podline.core.v1.EndpointAddress
+	103, // 151: podline.core.v1.EndpointSubset.ports:type_name -> podline.core.v1.EndpointPort
+	0,   // 152: podline.core.v1.EndpointAddress.target_ref:type_name -> podline.core.v1.ObjectReference
+	130, // 153: podline.core.v1.Event.metadata:type_name -> podline.meta.v1.ObjectMeta
+	0,   // 154: podline.core.v1.Event.involved_object:type_name -> podline.core.v1.ObjectReference
+	105, // 155: podline.core.v1.Event.source:type_name -> podline.core.v1.EventSource
+	133, // 156: podline.core.v1.Event.first_timestamp:type_name -> podline.meta.v1.Time
+	133, // 157: podline.core.v1.Event.last_timestamp:type_name -> podline.meta.v1.Time
+	135, // 158: podline.core.v1.Event.event_time:type_name -> podline.meta.v1.MicroTime
+	106, // 159: podline.core.v1.Event.series:type_name -> podline.core.v1.EventSeries
+	0,   // 160: podline.core.v1.Event.related:type_name -> podline.core.v1.ObjectReference
+	135, // 161: podline.core.v1.EventSeries.last_observed_time:type_name -> podline.meta.v1.MicroTime
+	130, // 162: podline.core.v1.ConfigMap.metadata:type_name -> podline.meta.v1.ObjectMeta
+	123, // 163: podline.core.v1.ConfigMap.data:type_name -> podline.core.v1.ConfigMap.DataEntry
+	124, // 164: podline.core.v1.ConfigMap.binary_data:type_name -> podline.core.v1.ConfigMap.BinaryDataEntry
+	130, // 165: podline.core.v1.Secret.metadata:type_name -> podline.meta.v1.ObjectMeta
+	125, // 166: podline.core.v1.Secret.data:type_name -> podline.core.v1.Secret.DataEntry
+	126, // 167: podline.core.v1.Secret.string_data:type_name -> podline.core.v1.Secret.StringDataEntry
+	130, // 168: podline.core.v1.ServiceAccount.metadata:type_name -> podline.meta.v1.ObjectMeta
+	0,   // 169: podline.core.v1.ServiceAccount.secrets:type_name -> podline.core.v1.ObjectReference
+	1,   // 170: podline.core.v1.ServiceAccount.image_pull_secrets:type_name -> podline.core.v1.LocalObjectReference
+	130, // 171: podline.core.v1.ResourceQuota.metadata:type_name -> podline.meta.v1.ObjectMeta
+	111, // 172: podline.core.v1.ResourceQuota.spec:type_name -> podline.core.v1.ResourceQuotaSpec
+	114, // 173: podline.core.v1.ResourceQuota.status:type_name -> podline.core.v1.ResourceQuotaStatus
+	127, // 174: podline.core.v1.ResourceQuotaSpec.hard:type_name -> podline.core.v1.ResourceQuotaSpec.HardEntry
+	112, // 175: podline.core.v1.ResourceQuotaSpec.scope_selector:type_name -> podline.core.v1.ScopeSelector
+	113, // 176: podline.core.v1.ScopeSelector.match_expressions:type_name -> podline.core.v1.ScopedResourceSelectorRequirement
+	128, // 177: podline.core.v1.ResourceQuotaStatus.hard:type_name -> podline.core.v1.ResourceQuotaStatus.HardEntry
+	129, // 178: podline.core.v1.ResourceQuotaStatus.used:type_name -> podline.core.v1.ResourceQuotaStatus.UsedEntry
+	130, // 179: podline.core.v1.PodTemplateSpec.metadata:type_name -> podline.meta.v1.ObjectMeta
+	3,   // 180: podline.core.v1.PodTemplateSpec.spec:type_name -> podline.core.v1.PodSpec
+	181, // [181:181] is the sub-list for method output_type
+	181, // [181:181] is the sub-list for method input_type
+	181, // [181:181] is the sub-list for extension type_name
+	181, // [181:181] is the sub-list for extension extendee
+	0,   // [0:181] is the sub-list for field type_name
 }
 
 func init() { file_core_v1_types_proto_init() }
@@ -9049,16 +10054,18 @@ func file_core_v1_types_proto_init() {
 	file_core_v1_types_proto_msgTypes[95].OneofWrappers = []any{}
 	file_core_v1_types_proto_msgTypes[98].OneofWrappers = []any{}
 	file_core_v1_types_proto_msgTypes[99].OneofWrappers = []any{}
+	file_core_v1_types_proto_msgTypes[102].OneofWrappers = []any{}
 	file_core_v1_types_proto_msgTypes[103].OneofWrappers = []any{}
-	file_core_v1_types_proto_msgTypes[104].OneofWrappers = []any{}
-	file_core_v1_types_proto_msgTypes[105].OneofWrappers = []any{}
+	file_core_v1_types_proto_msgTypes[107].OneofWrappers = []any{}
+	file_core_v1_types_proto_msgTypes[108].OneofWrappers = []any{}
+	file_core_v1_types_proto_msgTypes[109].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_core_v1_types_proto_rawDesc), len(file_core_v1_types_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   126,
+			NumMessages:   130,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

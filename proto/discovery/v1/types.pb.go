@@ -27,16 +27,25 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// EndpointSlice lists a subset of the endpoints of a service. It has no spec:
-// its body is address_type, endpoints and ports.
+// EndpointSlice lists some of the endpoints of a service, all of one address
+// type and with the same ports. The endpointslice controller keeps them for
+// services with a selector.
 type EndpointSlice struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind       string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata   *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	// "IPv4", "IPv6" or "FQDN".
-	AddressType   string          `protobuf:"bytes,4,opt,name=address_type,json=addressType,proto3" json:"address_type,omitempty"`
-	Endpoints     []*Endpoint     `protobuf:"bytes,5,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The type of every address in the slice: IPv4, IPv6 or FQDN.
+	AddressType string `protobuf:"bytes,4,opt,name=address_type,json=addressType,proto3" json:"address_type,omitempty"`
+	// The endpoints, at most 1000.
+	Endpoints []*Endpoint `protobuf:"bytes,5,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	// The ports every endpoint of the slice serves; none means every port is
+	// open.
 	Ports         []*EndpointPort `protobuf:"bytes,6,rep,name=ports,proto3" json:"ports,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -114,19 +123,28 @@ func (x *EndpointSlice) GetPorts() []*EndpointPort {
 	return nil
 }
 
+// Endpoint is one backend of a service, usually a pod.
 type Endpoint struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	Addresses  []string               `protobuf:"bytes,1,rep,name=addresses,proto3" json:"addresses,omitempty"`
-	Conditions *EndpointConditions    `protobuf:"bytes,2,opt,name=conditions,proto3" json:"conditions,omitempty"`
-	Hostname   *string                `protobuf:"bytes,3,opt,name=hostname,proto3,oneof" json:"hostname,omitempty"`
-	TargetRef  *v11.ObjectReference   `protobuf:"bytes,4,opt,name=target_ref,json=targetRef,proto3" json:"target_ref,omitempty"`
-	// Deprecated in Kubernetes; kept for JSON compatibility.
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The endpoint's addresses, all of the slice's address type; consumers use
+	// the first.
+	Addresses []string `protobuf:"bytes,1,rep,name=addresses,proto3" json:"addresses,omitempty"`
+	// Whether the endpoint is ready, serving and terminating.
+	Conditions *EndpointConditions `protobuf:"bytes,2,opt,name=conditions,proto3" json:"conditions,omitempty"`
+	// The endpoint's hostname, for DNS of a headless service.
+	Hostname *string `protobuf:"bytes,3,opt,name=hostname,proto3,oneof" json:"hostname,omitempty"`
+	// The object behind the endpoint, usually a Pod.
+	TargetRef *v11.ObjectReference `protobuf:"bytes,4,opt,name=target_ref,json=targetRef,proto3" json:"target_ref,omitempty"`
+	// Deprecated topology labels, kept for JSON compatibility and never written.
 	DeprecatedTopology map[string]string `protobuf:"bytes,5,rep,name=deprecated_topology,json=deprecatedTopology,proto3" json:"deprecated_topology,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	NodeName           *string           `protobuf:"bytes,6,opt,name=node_name,json=nodeName,proto3,oneof" json:"node_name,omitempty"`
-	Zone               *string           `protobuf:"bytes,7,opt,name=zone,proto3,oneof" json:"zone,omitempty"`
-	Hints              *EndpointHints    `protobuf:"bytes,8,opt,name=hints,proto3" json:"hints,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The node hosting the endpoint.
+	NodeName *string `protobuf:"bytes,6,opt,name=node_name,json=nodeName,proto3,oneof" json:"node_name,omitempty"`
+	// The zone of the endpoint.
+	Zone *string `protobuf:"bytes,7,opt,name=zone,proto3,oneof" json:"zone,omitempty"`
+	// Hints on which consumers should use the endpoint.
+	Hints         *EndpointHints `protobuf:"bytes,8,opt,name=hints,proto3" json:"hints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Endpoint) Reset() {
@@ -215,11 +233,16 @@ func (x *Endpoint) GetHints() *EndpointHints {
 	return nil
 }
 
+// EndpointConditions are the current conditions of an endpoint.
 type EndpointConditions struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Ready         *bool                  `protobuf:"varint,1,opt,name=ready,proto3,oneof" json:"ready,omitempty"`
-	Serving       *bool                  `protobuf:"varint,2,opt,name=serving,proto3,oneof" json:"serving,omitempty"`
-	Terminating   *bool                  `protobuf:"varint,3,opt,name=terminating,proto3,oneof" json:"terminating,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Ready for traffic: serving and not terminating (or the service publishes
+	// not-ready addresses).
+	Ready *bool `protobuf:"varint,1,opt,name=ready,proto3,oneof" json:"ready,omitempty"`
+	// Passing readiness checks, whether terminating or not.
+	Serving *bool `protobuf:"varint,2,opt,name=serving,proto3,oneof" json:"serving,omitempty"`
+	// Being deleted.
+	Terminating   *bool `protobuf:"varint,3,opt,name=terminating,proto3,oneof" json:"terminating,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -275,10 +298,14 @@ func (x *EndpointConditions) GetTerminating() bool {
 	return false
 }
 
+// EndpointHints say which consumers should use an endpoint, for topology-aware
+// routing.
 type EndpointHints struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ForZones      []*ForZone             `protobuf:"bytes,1,rep,name=for_zones,json=forZones,proto3" json:"for_zones,omitempty"`
-	ForNodes      []*ForNode             `protobuf:"bytes,2,rep,name=for_nodes,json=forNodes,proto3" json:"for_nodes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Zones whose consumers should use the endpoint.
+	ForZones []*ForZone `protobuf:"bytes,1,rep,name=for_zones,json=forZones,proto3" json:"for_zones,omitempty"`
+	// Nodes whose consumers should use the endpoint.
+	ForNodes      []*ForNode `protobuf:"bytes,2,rep,name=for_nodes,json=forNodes,proto3" json:"for_nodes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -327,9 +354,11 @@ func (x *EndpointHints) GetForNodes() []*ForNode {
 	return nil
 }
 
+// ForZone names a zone.
 type ForZone struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the zone.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -371,9 +400,11 @@ func (x *ForZone) GetName() string {
 	return ""
 }
 
+// ForNode names a node.
 type ForNode struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the node.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -415,12 +446,16 @@ func (x *ForNode) GetName() string {
 	return ""
 }
 
+// EndpointPort is one port of the endpoints of a slice.
 type EndpointPort struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Name  *string                `protobuf:"bytes,1,opt,name=name,proto3,oneof" json:"name,omitempty"`
-	// "TCP", "UDP" or "SCTP".
-	Protocol      *string `protobuf:"bytes,2,opt,name=protocol,proto3,oneof" json:"protocol,omitempty"`
-	Port          *int32  `protobuf:"varint,3,opt,name=port,proto3,oneof" json:"port,omitempty"`
+	// Name of the port, matching the service port's name.
+	Name *string `protobuf:"bytes,1,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// TCP (default), UDP or SCTP.
+	Protocol *string `protobuf:"bytes,2,opt,name=protocol,proto3,oneof" json:"protocol,omitempty"`
+	// The port number on the endpoints; unset means every port.
+	Port *int32 `protobuf:"varint,3,opt,name=port,proto3,oneof" json:"port,omitempty"`
+	// The application protocol of the port, such as http.
 	AppProtocol   *string `protobuf:"bytes,4,opt,name=app_protocol,json=appProtocol,proto3,oneof" json:"app_protocol,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -25,10 +25,12 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Time is a timestamp with second precision; JSON is RFC 3339 ("2026-11-30T10:00:00Z").
+// Time is a timestamp with second precision; JSON is RFC 3339
+// ("2026-11-30T10:00:00Z").
 type Time struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Seconds       int64                  `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Seconds since the Unix epoch.
+	Seconds       int64 `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -70,11 +72,14 @@ func (x *Time) GetSeconds() int64 {
 	return 0
 }
 
-// MicroTime is a timestamp with microsecond precision; JSON is RFC 3339 with six fractional digits.
+// MicroTime is a timestamp with microsecond precision; JSON is RFC 3339 with
+// six fractional digits.
 type MicroTime struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Seconds       int64                  `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
-	Nanos         int32                  `protobuf:"varint,2,opt,name=nanos,proto3" json:"nanos,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Seconds since the Unix epoch.
+	Seconds int64 `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	// Nanoseconds within the second, kept to microseconds.
+	Nanos         int32 `protobuf:"varint,2,opt,name=nanos,proto3" json:"nanos,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -125,8 +130,9 @@ func (x *MicroTime) GetNanos() int32 {
 
 // Duration is a length of time; JSON is Go's duration string ("1m30s").
 type Duration struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Nanos         int64                  `protobuf:"varint,1,opt,name=nanos,proto3" json:"nanos,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The length in nanoseconds.
+	Nanos         int64 `protobuf:"varint,1,opt,name=nanos,proto3" json:"nanos,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -171,9 +177,11 @@ func (x *Duration) GetNanos() int64 {
 // IntOrString holds either an integer or a string; JSON is 1 or "25%".
 type IntOrString struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// 0 = int, 1 = string.
-	Type          int32  `protobuf:"varint,1,opt,name=type,proto3" json:"type,omitempty"`
-	IntVal        int32  `protobuf:"varint,2,opt,name=int_val,json=intVal,proto3" json:"int_val,omitempty"`
+	// Which value is set: 0 for the integer, 1 for the string.
+	Type int32 `protobuf:"varint,1,opt,name=type,proto3" json:"type,omitempty"`
+	// The integer value.
+	IntVal int32 `protobuf:"varint,2,opt,name=int_val,json=intVal,proto3" json:"int_val,omitempty"`
+	// The string value.
 	StrVal        string `protobuf:"bytes,3,opt,name=str_val,json=strVal,proto3" json:"str_val,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -230,14 +238,24 @@ func (x *IntOrString) GetStrVal() string {
 	return ""
 }
 
+// OwnerReference names an object this object depends on; the garbage collector
+// deletes the dependent once every owner is gone.
 type OwnerReference struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion         string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind               string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Name               string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	Uid                string                 `protobuf:"bytes,4,opt,name=uid,proto3" json:"uid,omitempty"`
-	Controller         *bool                  `protobuf:"varint,5,opt,name=controller,proto3,oneof" json:"controller,omitempty"`
-	BlockOwnerDeletion *bool                  `protobuf:"varint,6,opt,name=block_owner_deletion,json=blockOwnerDeletion,proto3,oneof" json:"block_owner_deletion,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// API version of the owner.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the owner.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Name of the owner, in the dependent's namespace or cluster-scoped.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// UID of the owner; a reference to an owner replaced under the same name does
+	// not count.
+	Uid string `protobuf:"bytes,4,opt,name=uid,proto3" json:"uid,omitempty"`
+	// True on the one owner that manages this object (its controller).
+	Controller *bool `protobuf:"varint,5,opt,name=controller,proto3,oneof" json:"controller,omitempty"`
+	// With foreground deletion, the owner is not removed until this dependent is
+	// gone.
+	BlockOwnerDeletion *bool `protobuf:"varint,6,opt,name=block_owner_deletion,json=blockOwnerDeletion,proto3,oneof" json:"block_owner_deletion,omitempty"`
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
 }
@@ -314,15 +332,25 @@ func (x *OwnerReference) GetBlockOwnerDeletion() bool {
 	return false
 }
 
+// ManagedFieldsEntry records which fields one manager set by one kind of
+// operation, for server-side apply.
 type ManagedFieldsEntry struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	Manager    string                 `protobuf:"bytes,1,opt,name=manager,proto3" json:"manager,omitempty"`
-	Operation  string                 `protobuf:"bytes,2,opt,name=operation,proto3" json:"operation,omitempty"`
-	ApiVersion string                 `protobuf:"bytes,3,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Time       *Time                  `protobuf:"bytes,4,opt,name=time,proto3" json:"time,omitempty"`
-	FieldsType string                 `protobuf:"bytes,5,opt,name=fields_type,json=fieldsType,proto3" json:"fields_type,omitempty"`
-	// fieldsV1 is kept as its JSON text.
-	FieldsV1      string `protobuf:"bytes,6,opt,name=fields_v1,json=fieldsV1,proto3" json:"fields_v1,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The name of the manager (the client's field manager).
+	Manager string `protobuf:"bytes,1,opt,name=manager,proto3" json:"manager,omitempty"`
+	// Apply or Update: how the manager wrote the fields.
+	Operation string `protobuf:"bytes,2,opt,name=operation,proto3" json:"operation,omitempty"`
+	// The API version the fields are in.
+	ApiVersion string `protobuf:"bytes,3,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// When the manager last changed its fields.
+	Time *Time `protobuf:"bytes,4,opt,name=time,proto3" json:"time,omitempty"`
+	// Format of the fields set; only FieldsV1.
+	FieldsType string `protobuf:"bytes,5,opt,name=fields_type,json=fieldsType,proto3" json:"fields_type,omitempty"` // fieldsV1 is kept as its JSON text.
+	// The set of fields the manager owns, as a tree of f:<name>, k:<key> and
+	// v:<value> entries.
+	FieldsV1 string `protobuf:"bytes,6,opt,name=fields_v1,json=fieldsV1,proto3" json:"fields_v1,omitempty"`
+	// The subresource the manager wrote through (status, scale), empty for the
+	// object itself.
 	Subresource   string `protobuf:"bytes,7,opt,name=subresource,proto3" json:"subresource,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -407,25 +435,49 @@ func (x *ManagedFieldsEntry) GetSubresource() string {
 	return ""
 }
 
+// ObjectMeta is the metadata every stored object carries: its identity, labels
+// and annotations, and the fields the server maintains.
 type ObjectMeta struct {
-	state                      protoimpl.MessageState `protogen:"open.v1"`
-	Name                       string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	GenerateName               string                 `protobuf:"bytes,2,opt,name=generate_name,json=generateName,proto3" json:"generate_name,omitempty"`
-	Namespace                  string                 `protobuf:"bytes,3,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	SelfLink                   string                 `protobuf:"bytes,4,opt,name=self_link,json=selfLink,proto3" json:"self_link,omitempty"`
-	Uid                        string                 `protobuf:"bytes,5,opt,name=uid,proto3" json:"uid,omitempty"`
-	ResourceVersion            string                 `protobuf:"bytes,6,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
-	Generation                 int64                  `protobuf:"varint,7,opt,name=generation,proto3" json:"generation,omitempty"`
-	CreationTimestamp          *Time                  `protobuf:"bytes,8,opt,name=creation_timestamp,json=creationTimestamp,proto3" json:"creation_timestamp,omitempty"`
-	DeletionTimestamp          *Time                  `protobuf:"bytes,9,opt,name=deletion_timestamp,json=deletionTimestamp,proto3" json:"deletion_timestamp,omitempty"`
-	DeletionGracePeriodSeconds *int64                 `protobuf:"varint,10,opt,name=deletion_grace_period_seconds,json=deletionGracePeriodSeconds,proto3,oneof" json:"deletion_grace_period_seconds,omitempty"`
-	Labels                     map[string]string      `protobuf:"bytes,11,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Annotations                map[string]string      `protobuf:"bytes,12,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	OwnerReferences            []*OwnerReference      `protobuf:"bytes,13,rep,name=owner_references,json=ownerReferences,proto3" json:"owner_references,omitempty"`
-	Finalizers                 []string               `protobuf:"bytes,14,rep,name=finalizers,proto3" json:"finalizers,omitempty"`
-	ManagedFields              []*ManagedFieldsEntry  `protobuf:"bytes,15,rep,name=managed_fields,json=managedFields,proto3" json:"managed_fields,omitempty"`
-	unknownFields              protoimpl.UnknownFields
-	sizeCache                  protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the object, unique within its namespace for its kind. Cannot be
+	// updated.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// A prefix from which the server makes a unique name, when name is empty.
+	GenerateName string `protobuf:"bytes,2,opt,name=generate_name,json=generateName,proto3" json:"generate_name,omitempty"`
+	// The namespace the object lives in; empty for cluster-scoped kinds.
+	Namespace string `protobuf:"bytes,3,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Deprecated and never set.
+	SelfLink string `protobuf:"bytes,4,opt,name=self_link,json=selfLink,proto3" json:"self_link,omitempty"`
+	// Unique identifier of this object over time, set by the server. Read-only.
+	Uid string `protobuf:"bytes,5,opt,name=uid,proto3" json:"uid,omitempty"`
+	// The etcd revision of the object's last change, used for optimistic
+	// concurrency and watches. Read-only and opaque to clients.
+	ResourceVersion string `protobuf:"bytes,6,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
+	// A number the server raises on every change of the object's desired state.
+	// Read-only.
+	Generation int64 `protobuf:"varint,7,opt,name=generation,proto3" json:"generation,omitempty"`
+	// When the object was created. Read-only.
+	CreationTimestamp *Time `protobuf:"bytes,8,opt,name=creation_timestamp,json=creationTimestamp,proto3" json:"creation_timestamp,omitempty"`
+	// When the object will be deleted, set by a graceful delete; the object stays
+	// until its finalizers are gone. Read-only.
+	DeletionTimestamp *Time `protobuf:"bytes,9,opt,name=deletion_timestamp,json=deletionTimestamp,proto3" json:"deletion_timestamp,omitempty"`
+	// Seconds the object was given to terminate gracefully once deletion was
+	// asked. Read-only.
+	DeletionGracePeriodSeconds *int64 `protobuf:"varint,10,opt,name=deletion_grace_period_seconds,json=deletionGracePeriodSeconds,proto3,oneof" json:"deletion_grace_period_seconds,omitempty"`
+	// Key/value pairs used to select and organise objects.
+	Labels map[string]string `protobuf:"bytes,11,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Key/value pairs of non-identifying information for tools and people.
+	Annotations map[string]string `protobuf:"bytes,12,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Objects this object depends on; the garbage collector deletes it once they
+	// are gone.
+	OwnerReferences []*OwnerReference `protobuf:"bytes,13,rep,name=owner_references,json=ownerReferences,proto3" json:"owner_references,omitempty"`
+	// Names of steps that must finish before the object is removed from storage;
+	// each is removed by whoever carries it out.
+	Finalizers []string `protobuf:"bytes,14,rep,name=finalizers,proto3" json:"finalizers,omitempty"`
+	// Which manager owns which fields, kept by the server for server-side apply.
+	ManagedFields []*ManagedFieldsEntry `protobuf:"bytes,15,rep,name=managed_fields,json=managedFields,proto3" json:"managed_fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ObjectMeta) Reset() {
@@ -563,12 +615,18 @@ func (x *ObjectMeta) GetManagedFields() []*ManagedFieldsEntry {
 	return nil
 }
 
+// ListMeta is the metadata of a list: the revision it was read at and how to
+// continue it.
 type ListMeta struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	SelfLink           string                 `protobuf:"bytes,1,opt,name=self_link,json=selfLink,proto3" json:"self_link,omitempty"`
-	ResourceVersion    string                 `protobuf:"bytes,2,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
-	Continue           string                 `protobuf:"bytes,3,opt,name=continue,proto3" json:"continue,omitempty"`
-	RemainingItemCount *int64                 `protobuf:"varint,4,opt,name=remaining_item_count,json=remainingItemCount,proto3,oneof" json:"remaining_item_count,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Deprecated and never set.
+	SelfLink string `protobuf:"bytes,1,opt,name=self_link,json=selfLink,proto3" json:"self_link,omitempty"`
+	// The revision the list was read at; a watch from it sees every later change.
+	ResourceVersion string `protobuf:"bytes,2,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
+	// Token for the next page of a list that was limited; empty on the last page.
+	Continue string `protobuf:"bytes,3,opt,name=continue,proto3" json:"continue,omitempty"`
+	// How many items remain after this page, when the server knows.
+	RemainingItemCount *int64 `protobuf:"varint,4,opt,name=remaining_item_count,json=remainingItemCount,proto3,oneof" json:"remaining_item_count,omitempty"`
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
 }
@@ -631,11 +689,16 @@ func (x *ListMeta) GetRemainingItemCount() int64 {
 	return 0
 }
 
+// LabelSelectorRequirement is one requirement on a label: a key, an operator
+// and values.
 type LabelSelectorRequirement struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	Operator      string                 `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
-	Values        []string               `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The label key the requirement applies to.
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// In, NotIn, Exists or DoesNotExist.
+	Operator string `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	// The values for In and NotIn; empty for Exists and DoesNotExist.
+	Values        []string `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -691,9 +754,13 @@ func (x *LabelSelectorRequirement) GetValues() []string {
 	return nil
 }
 
+// LabelSelector selects objects by labels; every matchLabels pair and every
+// matchExpressions requirement must hold. An empty selector matches everything.
 type LabelSelector struct {
-	state            protoimpl.MessageState      `protogen:"open.v1"`
-	MatchLabels      map[string]string           `protobuf:"bytes,1,rep,name=match_labels,json=matchLabels,proto3" json:"match_labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Labels the object must have, each key with exactly this value.
+	MatchLabels map[string]string `protobuf:"bytes,1,rep,name=match_labels,json=matchLabels,proto3" json:"match_labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Requirements on the object's labels.
 	MatchExpressions []*LabelSelectorRequirement `protobuf:"bytes,2,rep,name=match_expressions,json=matchExpressions,proto3" json:"match_expressions,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
@@ -743,16 +810,23 @@ func (x *LabelSelector) GetMatchExpressions() []*LabelSelectorRequirement {
 	return nil
 }
 
+// Condition is one aspect of an object's current state.
 type Condition struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Type               string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	Status             string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	ObservedGeneration int64                  `protobuf:"varint,3,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
-	LastTransitionTime *Time                  `protobuf:"bytes,4,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
-	Reason             string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message            string                 `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The condition's type, in CamelCase (Ready, Available).
+	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	// True, False or Unknown.
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// The object's metadata.generation the condition was computed from.
+	ObservedGeneration int64 `protobuf:"varint,3,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
+	// When the status last changed.
+	LastTransitionTime *Time `protobuf:"bytes,4,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
+	// A CamelCase word giving the cause of the last transition.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A human-readable explanation of the last transition.
+	Message       string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Condition) Reset() {
@@ -827,11 +901,15 @@ func (x *Condition) GetMessage() string {
 	return ""
 }
 
+// StatusCause is one cause of an error, often tied to a field.
 type StatusCause struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Reason        string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
-	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
-	Field         string                 `protobuf:"bytes,3,opt,name=field,proto3" json:"field,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A machine-readable cause, such as FieldValueInvalid.
+	Reason string `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A human-readable description of the cause.
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The path of the field at fault, such as spec.containers[0].image.
+	Field         string `protobuf:"bytes,3,opt,name=field,proto3" json:"field,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -887,14 +965,21 @@ func (x *StatusCause) GetField() string {
 	return ""
 }
 
+// StatusDetails says more about an error: the object concerned and each cause.
 type StatusDetails struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	Name              string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Group             string                 `protobuf:"bytes,2,opt,name=group,proto3" json:"group,omitempty"`
-	Kind              string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
-	Uid               string                 `protobuf:"bytes,4,opt,name=uid,proto3" json:"uid,omitempty"`
-	Causes            []*StatusCause         `protobuf:"bytes,5,rep,name=causes,proto3" json:"causes,omitempty"`
-	RetryAfterSeconds int32                  `protobuf:"varint,6,opt,name=retry_after_seconds,json=retryAfterSeconds,proto3" json:"retry_after_seconds,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the object the error concerns.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// API group of the object.
+	Group string `protobuf:"bytes,2,opt,name=group,proto3" json:"group,omitempty"`
+	// Kind of the object.
+	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	// UID of the object.
+	Uid string `protobuf:"bytes,4,opt,name=uid,proto3" json:"uid,omitempty"`
+	// The individual causes, such as each invalid field.
+	Causes []*StatusCause `protobuf:"bytes,5,rep,name=causes,proto3" json:"causes,omitempty"`
+	// Seconds the client should wait before trying again.
+	RetryAfterSeconds int32 `protobuf:"varint,6,opt,name=retry_after_seconds,json=retryAfterSeconds,proto3" json:"retry_after_seconds,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -971,17 +1056,28 @@ func (x *StatusDetails) GetRetryAfterSeconds() int32 {
 	return 0
 }
 
-// Status is the result of a call that does not return an object, and the body of every error.
+// Status is the result of a call that does not return an object, and the body
+// of every error.
 type Status struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *ListMeta              `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Status        string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
-	Message       string                 `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
-	Reason        string                 `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
-	Details       *StatusDetails         `protobuf:"bytes,7,opt,name=details,proto3" json:"details,omitempty"`
-	Code          int32                  `protobuf:"varint,8,opt,name=code,proto3" json:"code,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *ListMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// Success or Failure.
+	Status string `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	// A human-readable description of the result.
+	Message string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	// A CamelCase reason for the failure, such as NotFound or Conflict.
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// More about the failure, with the field paths at fault.
+	Details *StatusDetails `protobuf:"bytes,7,opt,name=details,proto3" json:"details,omitempty"`
+	// The HTTP status code of the result.
+	Code          int32 `protobuf:"varint,8,opt,name=code,proto3" json:"code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1072,10 +1168,13 @@ func (x *Status) GetCode() int32 {
 	return 0
 }
 
+// Preconditions must hold for a delete to go ahead.
 type Preconditions struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Uid             *string                `protobuf:"bytes,1,opt,name=uid,proto3,oneof" json:"uid,omitempty"`
-	ResourceVersion *string                `protobuf:"bytes,2,opt,name=resource_version,json=resourceVersion,proto3,oneof" json:"resource_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The object's UID must be this.
+	Uid *string `protobuf:"bytes,1,opt,name=uid,proto3,oneof" json:"uid,omitempty"`
+	// The object's resourceVersion must be this.
+	ResourceVersion *string `protobuf:"bytes,2,opt,name=resource_version,json=resourceVersion,proto3,oneof" json:"resource_version,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -1124,17 +1223,27 @@ func (x *Preconditions) GetResourceVersion() string {
 	return ""
 }
 
+// DeleteOptions tune a delete: grace period, preconditions and what happens to
+// dependents.
 type DeleteOptions struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion         string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind               string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	GracePeriodSeconds *int64                 `protobuf:"varint,3,opt,name=grace_period_seconds,json=gracePeriodSeconds,proto3,oneof" json:"grace_period_seconds,omitempty"`
-	Preconditions      *Preconditions         `protobuf:"bytes,4,opt,name=preconditions,proto3" json:"preconditions,omitempty"`
-	OrphanDependents   *bool                  `protobuf:"varint,5,opt,name=orphan_dependents,json=orphanDependents,proto3,oneof" json:"orphan_dependents,omitempty"`
-	PropagationPolicy  *string                `protobuf:"bytes,6,opt,name=propagation_policy,json=propagationPolicy,proto3,oneof" json:"propagation_policy,omitempty"`
-	DryRun             []string               `protobuf:"bytes,7,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Always DeleteOptions.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Seconds the object is given to terminate; 0 deletes at once. Default: the
+	// object's own.
+	GracePeriodSeconds *int64 `protobuf:"varint,3,opt,name=grace_period_seconds,json=gracePeriodSeconds,proto3,oneof" json:"grace_period_seconds,omitempty"`
+	// Conditions that must hold for the delete to go ahead.
+	Preconditions *Preconditions `protobuf:"bytes,4,opt,name=preconditions,proto3" json:"preconditions,omitempty"`
+	// Deprecated: use propagationPolicy Orphan.
+	OrphanDependents *bool `protobuf:"varint,5,opt,name=orphan_dependents,json=orphanDependents,proto3,oneof" json:"orphan_dependents,omitempty"`
+	// What happens to dependents: Orphan, Background or Foreground.
+	PropagationPolicy *string `protobuf:"bytes,6,opt,name=propagation_policy,json=propagationPolicy,proto3,oneof" json:"propagation_policy,omitempty"`
+	// With All, the delete is checked but not done.
+	DryRun        []string `protobuf:"bytes,7,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeleteOptions) Reset() {
@@ -1218,10 +1327,13 @@ func (x *DeleteOptions) GetDryRun() []string {
 
 // GetRequest names one object. Query parameters use the JSON names.
 type GetRequest struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Namespace       string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Name            string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	ResourceVersion string                 `protobuf:"bytes,3,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The object's namespace; empty for cluster-scoped kinds.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The object's name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Serve the object at least as new as this revision; empty reads the newest.
+	ResourceVersion string `protobuf:"bytes,3,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -1279,20 +1391,33 @@ func (x *GetRequest) GetResourceVersion() string {
 
 // ListRequest selects a collection; the same message starts a watch.
 type ListRequest struct {
-	state                protoimpl.MessageState `protogen:"open.v1"`
-	Namespace            string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	LabelSelector        string                 `protobuf:"bytes,2,opt,name=label_selector,json=labelSelector,proto3" json:"label_selector,omitempty"`
-	FieldSelector        string                 `protobuf:"bytes,3,opt,name=field_selector,json=fieldSelector,proto3" json:"field_selector,omitempty"`
-	Limit                int64                  `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
-	Continue             string                 `protobuf:"bytes,5,opt,name=continue,proto3" json:"continue,omitempty"`
-	ResourceVersion      string                 `protobuf:"bytes,6,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
-	ResourceVersionMatch string                 `protobuf:"bytes,7,opt,name=resource_version_match,json=resourceVersionMatch,proto3" json:"resource_version_match,omitempty"`
-	Watch                bool                   `protobuf:"varint,8,opt,name=watch,proto3" json:"watch,omitempty"`
-	AllowWatchBookmarks  bool                   `protobuf:"varint,9,opt,name=allow_watch_bookmarks,json=allowWatchBookmarks,proto3" json:"allow_watch_bookmarks,omitempty"`
-	TimeoutSeconds       *int64                 `protobuf:"varint,10,opt,name=timeout_seconds,json=timeoutSeconds,proto3,oneof" json:"timeout_seconds,omitempty"`
-	SendInitialEvents    *bool                  `protobuf:"varint,11,opt,name=send_initial_events,json=sendInitialEvents,proto3,oneof" json:"send_initial_events,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Namespace to list; empty lists every namespace.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Only objects whose labels match this selector, such as app=web,tier!=db.
+	LabelSelector string `protobuf:"bytes,2,opt,name=label_selector,json=labelSelector,proto3" json:"label_selector,omitempty"`
+	// Only objects whose fields match this selector, such as
+	// spec.nodeName=worker-1.
+	FieldSelector string `protobuf:"bytes,3,opt,name=field_selector,json=fieldSelector,proto3" json:"field_selector,omitempty"`
+	// At most this many items; the rest comes with the continue token.
+	Limit int64 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Token of the next page, from the previous page's metadata.continue.
+	Continue string `protobuf:"bytes,5,opt,name=continue,proto3" json:"continue,omitempty"`
+	// The revision to list at or watch from.
+	ResourceVersion string `protobuf:"bytes,6,opt,name=resource_version,json=resourceVersion,proto3" json:"resource_version,omitempty"`
+	// How resourceVersion applies to a list: Exact or NotOlderThan.
+	ResourceVersionMatch string `protobuf:"bytes,7,opt,name=resource_version_match,json=resourceVersionMatch,proto3" json:"resource_version_match,omitempty"`
+	// Watch for changes instead of listing.
+	Watch bool `protobuf:"varint,8,opt,name=watch,proto3" json:"watch,omitempty"`
+	// Let the watch send BOOKMARK events that only carry a newer resourceVersion.
+	AllowWatchBookmarks bool `protobuf:"varint,9,opt,name=allow_watch_bookmarks,json=allowWatchBookmarks,proto3" json:"allow_watch_bookmarks,omitempty"`
+	// End the watch after this many seconds.
+	TimeoutSeconds *int64 `protobuf:"varint,10,opt,name=timeout_seconds,json=timeoutSeconds,proto3,oneof" json:"timeout_seconds,omitempty"`
+	// Start the watch with the current objects as ADDED events, ended by a
+	// bookmark.
+	SendInitialEvents *bool `protobuf:"varint,11,opt,name=send_initial_events,json=sendInitialEvents,proto3,oneof" json:"send_initial_events,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ListRequest) Reset() {
@@ -1402,16 +1527,23 @@ func (x *ListRequest) GetSendInitialEvents() bool {
 	return false
 }
 
+// DeleteRequest names one object to delete and how.
 type DeleteRequest struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Namespace          string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Name               string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Options            *DeleteOptions         `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
-	GracePeriodSeconds *int64                 `protobuf:"varint,4,opt,name=grace_period_seconds,json=gracePeriodSeconds,proto3,oneof" json:"grace_period_seconds,omitempty"`
-	PropagationPolicy  string                 `protobuf:"bytes,5,opt,name=propagation_policy,json=propagationPolicy,proto3" json:"propagation_policy,omitempty"`
-	DryRun             []string               `protobuf:"bytes,6,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The object's namespace; empty for cluster-scoped kinds.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The object's name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The delete's options, from the request body.
+	Options *DeleteOptions `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	// The grace period from the query, overriding the body's.
+	GracePeriodSeconds *int64 `protobuf:"varint,4,opt,name=grace_period_seconds,json=gracePeriodSeconds,proto3,oneof" json:"grace_period_seconds,omitempty"`
+	// The propagation policy from the query, overriding the body's.
+	PropagationPolicy string `protobuf:"bytes,5,opt,name=propagation_policy,json=propagationPolicy,proto3" json:"propagation_policy,omitempty"`
+	// With All, the delete is checked but not done.
+	DryRun        []string `protobuf:"bytes,6,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeleteRequest) Reset() {
@@ -1486,19 +1618,28 @@ func (x *DeleteRequest) GetDryRun() []string {
 	return nil
 }
 
-// PatchRequest changes one object by a patch. patch_type is the REST
-// Content-Type: application/merge-patch+json, application/json-patch+json,
+// PatchRequest changes one object by a patch. patch_type is the REST Content-
+// Type: application/merge-patch+json, application/json-patch+json,
 // application/strategic-merge-patch+json or application/apply-patch+yaml.
 type PatchRequest struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Namespace       string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	Name            string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	PatchType       string                 `protobuf:"bytes,3,opt,name=patch_type,json=patchType,proto3" json:"patch_type,omitempty"`
-	Data            []byte                 `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
-	DryRun          []string               `protobuf:"bytes,5,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
-	FieldManager    string                 `protobuf:"bytes,6,opt,name=field_manager,json=fieldManager,proto3" json:"field_manager,omitempty"`
-	Force           *bool                  `protobuf:"varint,7,opt,name=force,proto3,oneof" json:"force,omitempty"`
-	FieldValidation string                 `protobuf:"bytes,8,opt,name=field_validation,json=fieldValidation,proto3" json:"field_validation,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The object's namespace; empty for cluster-scoped kinds.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// The object's name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The patch's media type.
+	PatchType string `protobuf:"bytes,3,opt,name=patch_type,json=patchType,proto3" json:"patch_type,omitempty"`
+	// The patch itself.
+	Data []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	// With All, the patch is checked but not stored.
+	DryRun []string `protobuf:"bytes,5,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// The name of the actor making the change, for managed fields.
+	FieldManager string `protobuf:"bytes,6,opt,name=field_manager,json=fieldManager,proto3" json:"field_manager,omitempty"`
+	// For apply patches: take over fields other managers own instead of failing
+	// with a conflict.
+	Force *bool `protobuf:"varint,7,opt,name=force,proto3,oneof" json:"force,omitempty"`
+	// What to do with unknown or duplicate fields: Ignore, Warn or Strict.
+	FieldValidation string `protobuf:"bytes,8,opt,name=field_validation,json=fieldValidation,proto3" json:"field_validation,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -1591,16 +1732,23 @@ func (x *PatchRequest) GetFieldValidation() string {
 
 // DeleteCollectionRequest deletes every object a selector matches.
 type DeleteCollectionRequest struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Namespace          string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
-	LabelSelector      string                 `protobuf:"bytes,2,opt,name=label_selector,json=labelSelector,proto3" json:"label_selector,omitempty"`
-	FieldSelector      string                 `protobuf:"bytes,3,opt,name=field_selector,json=fieldSelector,proto3" json:"field_selector,omitempty"`
-	Options            *DeleteOptions         `protobuf:"bytes,4,opt,name=options,proto3" json:"options,omitempty"`
-	GracePeriodSeconds *int64                 `protobuf:"varint,5,opt,name=grace_period_seconds,json=gracePeriodSeconds,proto3,oneof" json:"grace_period_seconds,omitempty"`
-	PropagationPolicy  string                 `protobuf:"bytes,6,opt,name=propagation_policy,json=propagationPolicy,proto3" json:"propagation_policy,omitempty"`
-	DryRun             []string               `protobuf:"bytes,7,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Namespace to delete in; empty for cluster-scoped kinds.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Only objects whose labels match this selector.
+	LabelSelector string `protobuf:"bytes,2,opt,name=label_selector,json=labelSelector,proto3" json:"label_selector,omitempty"`
+	// Only objects whose fields match this selector.
+	FieldSelector string `protobuf:"bytes,3,opt,name=field_selector,json=fieldSelector,proto3" json:"field_selector,omitempty"`
+	// The delete's options, from the request body.
+	Options *DeleteOptions `protobuf:"bytes,4,opt,name=options,proto3" json:"options,omitempty"`
+	// The grace period from the query, overriding the body's.
+	GracePeriodSeconds *int64 `protobuf:"varint,5,opt,name=grace_period_seconds,json=gracePeriodSeconds,proto3,oneof" json:"grace_period_seconds,omitempty"`
+	// The propagation policy from the query, overriding the body's.
+	PropagationPolicy string `protobuf:"bytes,6,opt,name=propagation_policy,json=propagationPolicy,proto3" json:"propagation_policy,omitempty"`
+	// With All, the deletes are checked but not done.
+	DryRun        []string `protobuf:"bytes,7,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeleteCollectionRequest) Reset() {
@@ -1684,9 +1832,11 @@ func (x *DeleteCollectionRequest) GetDryRun() []string {
 
 // TypeMeta names an object's apiVersion and kind.
 type TypeMeta struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// API version of the object.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object.
+	Kind          string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1738,13 +1888,17 @@ func (x *TypeMeta) GetKind() string {
 // Unknown is the envelope of a value in etcd, after the 4-byte magic "k8s\x00":
 // the object's type and its protobuf bytes, laid out as Kubernetes' runtime.Unknown.
 type Unknown struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	TypeMeta        *TypeMeta              `protobuf:"bytes,1,opt,name=type_meta,json=typeMeta,proto3" json:"type_meta,omitempty"`
-	Raw             []byte                 `protobuf:"bytes,2,opt,name=raw,proto3" json:"raw,omitempty"`
-	ContentEncoding string                 `protobuf:"bytes,3,opt,name=content_encoding,json=contentEncoding,proto3" json:"content_encoding,omitempty"`
-	ContentType     string                 `protobuf:"bytes,4,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The stored object's apiVersion and kind.
+	TypeMeta *TypeMeta `protobuf:"bytes,1,opt,name=type_meta,json=typeMeta,proto3" json:"type_meta,omitempty"`
+	// The object's protobuf encoding.
+	Raw []byte `protobuf:"bytes,2,opt,name=raw,proto3" json:"raw,omitempty"`
+	// Encoding of raw; empty.
+	ContentEncoding string `protobuf:"bytes,3,opt,name=content_encoding,json=contentEncoding,proto3" json:"content_encoding,omitempty"`
+	// Media type of raw; empty for protobuf.
+	ContentType   string `protobuf:"bytes,4,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Unknown) Reset() {

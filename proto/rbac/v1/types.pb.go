@@ -26,13 +26,21 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// PolicyRule lists actions allowed on resources or on non-resource URLs.
 type PolicyRule struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Verbs           []string               `protobuf:"bytes,1,rep,name=verbs,proto3" json:"verbs,omitempty"`
-	ApiGroups       []string               `protobuf:"bytes,2,rep,name=api_groups,json=apiGroups,proto3" json:"api_groups,omitempty"`
-	Resources       []string               `protobuf:"bytes,3,rep,name=resources,proto3" json:"resources,omitempty"`
-	ResourceNames   []string               `protobuf:"bytes,4,rep,name=resource_names,json=resourceNames,proto3" json:"resource_names,omitempty"`
-	NonResourceUrls []string               `protobuf:"bytes,5,rep,name=non_resource_urls,json=nonResourceURLs,proto3" json:"non_resource_urls,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Allowed verbs, such as get, list, watch, create, update, patch, delete; *
+	// is every verb.
+	Verbs []string `protobuf:"bytes,1,rep,name=verbs,proto3" json:"verbs,omitempty"`
+	// API groups of the resources; "" is the core group and * every group.
+	ApiGroups []string `protobuf:"bytes,2,rep,name=api_groups,json=apiGroups,proto3" json:"api_groups,omitempty"`
+	// Resources the rule applies to, such as pods or pods/log; * is every
+	// resource.
+	Resources []string `protobuf:"bytes,3,rep,name=resources,proto3" json:"resources,omitempty"`
+	// Names of the only objects the rule applies to; empty is every object.
+	ResourceNames []string `protobuf:"bytes,4,rep,name=resource_names,json=resourceNames,proto3" json:"resource_names,omitempty"`
+	// Non-resource paths the rule allows, such as /healthz; only in ClusterRoles.
+	NonResourceUrls []string `protobuf:"bytes,5,rep,name=non_resource_urls,json=nonResourceURLs,proto3" json:"non_resource_urls,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -102,13 +110,19 @@ func (x *PolicyRule) GetNonResourceUrls() []string {
 	return nil
 }
 
-// Role is a namespaced set of rules.
+// Role is a namespaced set of rules that a RoleBinding grants.
 type Role struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Rules         []*PolicyRule          `protobuf:"bytes,4,rep,name=rules,proto3" json:"rules,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The rules of the role.
+	Rules         []*PolicyRule `protobuf:"bytes,4,rep,name=rules,proto3" json:"rules,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -171,14 +185,23 @@ func (x *Role) GetRules() []*PolicyRule {
 	return nil
 }
 
-// ClusterRole is a cluster-wide set of rules.
+// ClusterRole is a cluster-wide set of rules that a RoleBinding or
+// ClusterRoleBinding grants.
 type ClusterRole struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion      string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind            string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata        *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Rules           []*PolicyRule          `protobuf:"bytes,4,rep,name=rules,proto3" json:"rules,omitempty"`
-	AggregationRule *AggregationRule       `protobuf:"bytes,5,opt,name=aggregation_rule,json=aggregationRule,proto3" json:"aggregation_rule,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The rules of the role.
+	Rules []*PolicyRule `protobuf:"bytes,4,rep,name=rules,proto3" json:"rules,omitempty"`
+	// Makes the role the union of the rules of the ClusterRoles it selects; the
+	// controller fills rules.
+	AggregationRule *AggregationRule `protobuf:"bytes,5,opt,name=aggregation_rule,json=aggregationRule,proto3" json:"aggregation_rule,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -248,9 +271,11 @@ func (x *ClusterRole) GetAggregationRule() *AggregationRule {
 	return nil
 }
 
+// AggregationRule selects the ClusterRoles whose rules are combined into one.
 type AggregationRule struct {
-	state                protoimpl.MessageState `protogen:"open.v1"`
-	ClusterRoleSelectors []*v1.LabelSelector    `protobuf:"bytes,1,rep,name=cluster_role_selectors,json=clusterRoleSelectors,proto3" json:"cluster_role_selectors,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Selectors of the ClusterRoles to combine; a role matching any is included.
+	ClusterRoleSelectors []*v1.LabelSelector `protobuf:"bytes,1,rep,name=cluster_role_selectors,json=clusterRoleSelectors,proto3" json:"cluster_role_selectors,omitempty"`
 	unknownFields        protoimpl.UnknownFields
 	sizeCache            protoimpl.SizeCache
 }
@@ -292,12 +317,17 @@ func (x *AggregationRule) GetClusterRoleSelectors() []*v1.LabelSelector {
 	return nil
 }
 
+// Subject is who a binding grants to: a user, a group or a service account.
 type Subject struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	ApiGroup      string                 `protobuf:"bytes,2,opt,name=api_group,json=apiGroup,proto3" json:"api_group,omitempty"`
-	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	Namespace     string                 `protobuf:"bytes,4,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// User, Group or ServiceAccount.
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// rbac.authorization.k8s.io for users and groups, "" for service accounts.
+	ApiGroup string `protobuf:"bytes,2,opt,name=api_group,json=apiGroup,proto3" json:"api_group,omitempty"`
+	// Name of the subject.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// Namespace of a service account.
+	Namespace     string `protobuf:"bytes,4,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -360,11 +390,15 @@ func (x *Subject) GetNamespace() string {
 	return ""
 }
 
+// RoleRef names the role a binding grants.
 type RoleRef struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiGroup      string                 `protobuf:"bytes,1,opt,name=api_group,json=apiGroup,proto3" json:"api_group,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// API group of the role: rbac.authorization.k8s.io.
+	ApiGroup string `protobuf:"bytes,1,opt,name=api_group,json=apiGroup,proto3" json:"api_group,omitempty"`
+	// Role or ClusterRole.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Name of the role.
+	Name          string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -420,14 +454,22 @@ func (x *RoleRef) GetName() string {
 	return ""
 }
 
-// RoleBinding grants a Role or ClusterRole within a namespace.
+// RoleBinding grants the rules of a Role or ClusterRole to subjects within one
+// namespace.
 type RoleBinding struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Subjects      []*Subject             `protobuf:"bytes,4,rep,name=subjects,proto3" json:"subjects,omitempty"`
-	RoleRef       *RoleRef               `protobuf:"bytes,5,opt,name=role_ref,json=roleRef,proto3" json:"role_ref,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// Who is granted the role.
+	Subjects []*Subject `protobuf:"bytes,4,rep,name=subjects,proto3" json:"subjects,omitempty"`
+	// The Role in the binding's namespace, or a ClusterRole. Cannot be updated.
+	RoleRef       *RoleRef `protobuf:"bytes,5,opt,name=role_ref,json=roleRef,proto3" json:"role_ref,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -497,14 +539,22 @@ func (x *RoleBinding) GetRoleRef() *RoleRef {
 	return nil
 }
 
-// ClusterRoleBinding grants a ClusterRole cluster-wide.
+// ClusterRoleBinding grants the rules of a ClusterRole to subjects across the
+// cluster.
 type ClusterRoleBinding struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Subjects      []*Subject             `protobuf:"bytes,4,rep,name=subjects,proto3" json:"subjects,omitempty"`
-	RoleRef       *RoleRef               `protobuf:"bytes,5,opt,name=role_ref,json=roleRef,proto3" json:"role_ref,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// Who is granted the role.
+	Subjects []*Subject `protobuf:"bytes,4,rep,name=subjects,proto3" json:"subjects,omitempty"`
+	// The ClusterRole granted. Cannot be updated.
+	RoleRef       *RoleRef `protobuf:"bytes,5,opt,name=role_ref,json=roleRef,proto3" json:"role_ref,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

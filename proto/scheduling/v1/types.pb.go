@@ -26,17 +26,27 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// PriorityClass maps a priority class name to the integer priority of the
-// pods that name it. Its fields sit at the top level, as in Kubernetes.
+// PriorityClass maps a priority class name to the integer priority of the pods
+// that name it.
 type PriorityClass struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Metadata      *v1.ObjectMeta         `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	Value         int32                  `protobuf:"varint,4,opt,name=value,proto3" json:"value,omitempty"`
-	GlobalDefault bool                   `protobuf:"varint,5,opt,name=global_default,json=globalDefault,proto3" json:"global_default,omitempty"`
-	Description   string                 `protobuf:"bytes,6,opt,name=description,proto3" json:"description,omitempty"`
-	// "PreemptLowerPriority" (the default) or "Never".
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Versioned schema of this representation of the object, such as v1 or
+	// apps/v1.
+	ApiVersion string `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// Kind of the object, in CamelCase, such as Pod or Deployment.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// Standard object metadata: name, namespace, labels, annotations and the
+	// fields the server sets.
+	Metadata *v1.ObjectMeta `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The priority of pods of this class; higher is more important.
+	Value int32 `protobuf:"varint,4,opt,name=value,proto3" json:"value,omitempty"`
+	// Give this class's value to pods that name no class; at most one class may
+	// be the default.
+	GlobalDefault bool `protobuf:"varint,5,opt,name=global_default,json=globalDefault,proto3" json:"global_default,omitempty"`
+	// What the class is for, for people.
+	Description string `protobuf:"bytes,6,opt,name=description,proto3" json:"description,omitempty"`
+	// Whether pods of the class may preempt lower-priority pods:
+	// PreemptLowerPriority (default) or Never.
 	PreemptionPolicy *string `protobuf:"bytes,7,opt,name=preemption_policy,json=preemptionPolicy,proto3,oneof" json:"preemption_policy,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache

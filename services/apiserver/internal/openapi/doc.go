@@ -9,7 +9,9 @@
 // schema.go turns messages into schemas named as Kubernetes names its
 // definitions (io.k8s.api.core.v1.Pod), with JSON field names, Kubernetes'
 // scalar forms for the meta types, and x-kubernetes-group-version-kind on
-// kinds; extensions.go holds what a descriptor cannot say (merge keys and
+// kinds, and the descriptions of messages and fields that `make proto`
+// gathers from the leading comments in proto/*/v1/types.proto
+// (podline.dev/proto/all.Descriptions); extensions.go holds what a descriptor cannot say (merge keys and
 // patch strategies, quantities, required fields); paths.go writes each
 // resource's operations; document.go assembles the documents.
 package openapi

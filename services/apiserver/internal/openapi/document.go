@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
-	_ "podline.dev/proto/all" // every kind's descriptor
 	"podline.dev/proto/apis"
 )
 

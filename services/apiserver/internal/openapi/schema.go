@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"podline.dev/proto/all"
 	"podline.dev/proto/apis"
 )
 
@@ -140,12 +141,12 @@ func (b *builder) named(name string, def Schema) *Schema {
 
 // object is the schema of a message: one property per field, by JSON name.
 func (b *builder) object(md protoreflect.MessageDescriptor) *Schema {
-	s := &Schema{Type: "object", Properties: map[string]*Schema{}, Description: descriptions[md.FullName()]}
+	s := &Schema{Type: "object", Properties: map[string]*Schema{}, Description: all.Descriptions[string(md.FullName())]}
 	fields := md.Fields()
 	for i := range fields.Len() {
 		fd := fields.Get(i)
 		p := b.field(fd)
-		if d := descriptions[fd.FullName()]; d != "" {
+		if d := all.Descriptions[string(fd.FullName())]; d != "" {
 			p = describe(p, d)
 		}
 		if ext, ok := listExtensions[fd.FullName()]; ok {
