@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -50,14 +51,37 @@ func main() {
 		rate        = flag.Int("rate", 200, "writes per second in the delay run")
 		seconds     = flag.Int("seconds", 10, "length of the delay run")
 		cachePods   = flag.Int("cache-pods", 10000, "pods held in the watch cache for the memory run")
+		phaseList   = flag.String("phases", "tput,chain,watch,mem", "which runs to make: tput (apiserver vs etcd), chain (request chain cost), watch (delay), mem (watch-cache memory)")
+		cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the whole process (apiserver and clients) to this file")
 	)
 	flag.Parse()
+	phases = map[string]bool{}
+	for _, p := range strings.Split(*phaseList, ",") {
+		phases[strings.TrimSpace(p)] = true
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-api:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-api:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err := run(*etcdBin, *creates, *concurrency, *watchers, *rate, *seconds, *cachePods); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench-api:", err)
 		os.Exit(1)
 	}
 }
+
+// phases are the runs -phases selected.
+var phases map[string]bool
 
 func run(etcdBin string, creates, concurrency, watchers, rate, seconds, cachePods int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
@@ -89,6 +113,35 @@ func run(etcdBin string, creates, concurrency, watchers, rate, seconds, cachePod
 	fmt.Printf("podline bench-api  (GOMAXPROCS=%d, %s)\n\n", runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
 
 	// 1. Throughput.
+	if phases["tput"] {
+		if err := throughput(ctx, etcd, pods, creates, concurrency); err != nil {
+			return err
+		}
+	}
+	if phases["chain"] {
+		if err := chainRun(ctx, etcd, conn, creates, concurrency); err != nil {
+			return err
+		}
+	}
+	if phases["watch"] {
+		// 2. Watch delay.
+		p50, p99, n, err := watchDelay(ctx, conn, watchers, rate, seconds)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("watch delay, %d watchers, %d writes/s for %ds (%d of %d deliveries measured)\n", watchers, rate, seconds, n, watchers*rate*seconds)
+		fmt.Printf("  write acknowledged -> event received  p50 %v  p99 %v  (target p99 < 100ms)\n\n", p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond))
+	}
+	if phases["mem"] {
+		// 3. Memory.
+		return memory(ctx, pods, cachePods, concurrency)
+	}
+	return nil
+}
+
+// throughput compares creates through the apiserver with raw etcd create
+// transactions of the same value size at the same concurrency.
+func throughput(ctx context.Context, etcd *clientv3.Client, pods *client.Client[*corev1.Pod], creates, concurrency int) error {
 	sample := benchPod("sample-00000", "tput")
 	val, _ := storage.Codec{APIVersion: "v1", Kind: "Pod"}.Encode(sample)
 	rawRate := parallel(creates, concurrency, func(i int) error {
@@ -104,20 +157,11 @@ func run(etcdBin string, creates, concurrency, watchers, rate, seconds, cachePod
 	fmt.Printf("  raw etcd txn      %8.0f /s\n", rawRate)
 	fmt.Printf("  apiserver (gRPC)  %8.0f /s\n", apiRate)
 	fmt.Printf("  ratio             %8.2f   (target >= 0.5)\n\n", apiRate/rawRate)
+	return nil
+}
 
-	if err := chainRun(ctx, etcd, conn, creates, concurrency); err != nil {
-		return err
-	}
-
-	// 2. Watch delay.
-	p50, p99, n, err := watchDelay(ctx, conn, watchers, rate, seconds)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("watch delay, %d watchers, %d writes/s for %ds (%d of %d deliveries measured)\n", watchers, rate, seconds, n, watchers*rate*seconds)
-	fmt.Printf("  write acknowledged -> event received  p50 %v  p99 %v  (target p99 < 100ms)\n\n", p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond))
-
-	// 3. Memory.
+// memory measures the apiserver's memory with cachePods more pods in its watch cache.
+func memory(ctx context.Context, pods *client.Client[*corev1.Pod], cachePods, concurrency int) error {
 	runtime.GC()
 	before := heapInUse()
 	parallel(cachePods, concurrency*4, func(i int) error {
