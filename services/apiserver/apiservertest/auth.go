@@ -60,6 +60,13 @@ func secure(t testing.TB, cfg *server.Config, dir string) {
 		t.Fatal(err)
 	}
 	cfg.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	kubeletClient, err := tls.LoadX509KeyPair(filepath.Join(dir, "apiserver-kubelet-client.crt"), filepath.Join(dir, "apiserver-kubelet-client.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kubelets are reached as compose's apiserver reaches them: its kubelet
+	// client certificate, their serving certificates verified by the CA.
+	cfg.Kubelet.TLS = &tls.Config{Certificates: []tls.Certificate{kubeletClient}, RootCAs: ca, MinVersion: tls.VersionTLS12}
 	cfg.Auth = &server.AuthConfig{
 		ClientCA:                 ca,
 		ServiceAccountKey:        saKey,

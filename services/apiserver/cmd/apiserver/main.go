@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 
 	"podline.dev/pkg/healthprobe"
+	"podline.dev/pkg/pki"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/apiserver/internal/natspub"
 	"podline.dev/services/apiserver/internal/server"
@@ -43,6 +44,10 @@ func main() {
 		compaction   = flag.Duration("etcd-compaction-interval", 5*time.Minute, "how often to compact etcd (0 disables)")
 		otlpEndpoint = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
 		natsURL      = flag.String("nats-url", "", "publish every watch event to this NATS server's JetStream for the watchcache replicas (off when empty)")
+		kubeletCert  = flag.String("kubelet-client-certificate", "", "client certificate the apiserver presents to kubelets (pods/log, pods/exec)")
+		kubeletKey   = flag.String("kubelet-client-key", "", "key of --kubelet-client-certificate")
+		kubeletCA    = flag.String("kubelet-certificate-authority", "", "CA bundle that verifies the kubelets' serving certificates (empty: not verified)")
+		kubeletAddrs = flag.String("kubelet-preferred-address-types", strings.Join(server.DefaultKubeletAddressTypes, ","), "Node address types tried in order to reach a kubelet")
 	)
 	var auth authFlags
 	auth.bind(flag.CommandLine)
@@ -58,6 +63,7 @@ func main() {
 		grpcAddr: net.JoinHostPort(*bind, fmt.Sprint(*grpcPort)),
 		tlsCert:  *tlsCert, tlsKey: *tlsKey, grpcInsecure: *grpcInsecure, compaction: *compaction, otlp: *otlpEndpoint,
 		natsURL: *natsURL,
+		kubelet: kubeletFlags{cert: *kubeletCert, key: *kubeletKey, ca: *kubeletCA, addressTypes: split(*kubeletAddrs)},
 	}); err != nil {
 		slog.Error("apiserver failed", "err", err)
 		os.Exit(1)
@@ -74,6 +80,36 @@ type options struct {
 	compaction                      time.Duration
 	otlp                            string
 	natsURL                         string
+	kubelet                         kubeletFlags
+}
+
+// kubeletFlags are kube-apiserver's flags for reaching kubelets.
+type kubeletFlags struct {
+	cert, key, ca string
+	addressTypes  []string
+}
+
+// config is the kubelet client configuration the flags describe.
+func (f kubeletFlags) config() (server.KubeletConfig, error) {
+	if (f.cert == "") != (f.key == "") {
+		return server.KubeletConfig{}, fmt.Errorf("--kubelet-client-certificate and --kubelet-client-key go together")
+	}
+	cfg := server.KubeletConfig{TLS: &tls.Config{MinVersion: tls.VersionTLS12}, PreferredAddressTypes: f.addressTypes}
+	if f.cert != "" {
+		pair, err := tls.LoadX509KeyPair(f.cert, f.key)
+		if err != nil {
+			return server.KubeletConfig{}, err
+		}
+		cfg.TLS.Certificates = []tls.Certificate{pair}
+	}
+	if f.ca != "" {
+		pool, err := pki.LoadCertPool(f.ca)
+		if err != nil {
+			return server.KubeletConfig{}, err
+		}
+		cfg.TLS.RootCAs = pool
+	}
+	return cfg, nil
 }
 
 func run(ctx context.Context, o options) error {
@@ -107,6 +143,9 @@ func run(ctx context.Context, o options) error {
 	defer etcd.Close()
 
 	cfg := server.Config{Etcd: etcd, EtcdTimeout: o.etcdTimeout, CompactionInterval: o.compaction, GRPCInsecure: o.grpcInsecure}
+	if cfg.Kubelet, err = o.kubelet.config(); err != nil {
+		return fmt.Errorf("kubelet client: %w", err)
+	}
 	if cfg.Auth, err = o.auth.config(); err != nil {
 		return fmt.Errorf("authentication: %w", err)
 	}

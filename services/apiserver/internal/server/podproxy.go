@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -23,12 +24,34 @@ var podProxyPath = regexp.MustCompile(`^/api/v1/namespaces/([^/]+)/pods/([^/]+)/
 // kubeletPort is used when a Node does not report its kubelet's port.
 const kubeletPort = 10250
 
+// KubeletConfig is how the apiserver reaches kubelets.
+type KubeletConfig struct {
+	// TLS is the client side of the connection: the apiserver's kubelet
+	// client certificate (--kubelet-client-certificate, --kubelet-client-key)
+	// and the CA that verifies the kubelets' serving certificates
+	// (--kubelet-certificate-authority). Nil, or without RootCAs, the
+	// serving certificate is not verified, as kube-apiserver does without
+	// --kubelet-certificate-authority.
+	TLS *tls.Config
+	// PreferredAddressTypes are the Node address types tried in order for
+	// the kubelet's host (--kubelet-preferred-address-types); empty is
+	// DefaultKubeletAddressTypes.
+	PreferredAddressTypes []string
+}
+
+// DefaultKubeletAddressTypes is kube-apiserver's default order. Hostname
+// comes first: the kubelets' serving certificates name their node, while
+// an InternalIP may be assigned when the node starts.
+var DefaultKubeletAddressTypes = []string{"Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"}
+
 // withPodProxy serves pods/log and pods/exec as kube-apiserver does: the
 // request is authorized as that subresource (get for log, create for
-// exec), the Pod's node is looked up, and the request goes on to the
-// kubelet's /containerLogs or /exec with the same query (follow,
-// tailLines, command, stdin, tty, ...). Everything else goes to next.
+// exec), the Pod's node is looked up, and the request goes on over HTTPS to
+// the kubelet's /containerLogs or /exec with the same query (follow,
+// tailLines, command, stdin, tty, ...), as the apiserver's own kubelet
+// client identity. Everything else goes to next.
 func (s *Server) withPodProxy(next http.Handler) http.Handler {
+	transport := kubeletTransport(s.cfg.Kubelet.TLS)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m := podProxyPath.FindStringSubmatch(r.URL.Path)
 		if m == nil {
@@ -53,7 +76,7 @@ func (s *Server) withPodProxy(next http.Handler) http.Handler {
 				// The kubelet trusts the apiserver, not the user's credentials.
 				pr.Out.Header.Del("Authorization")
 			},
-			Transport: kubeletTransport,
+			Transport: transport,
 			// Streams (logs -f, exec) are written through as they come.
 			FlushInterval: -1,
 			ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
@@ -113,15 +136,13 @@ func (s *Server) kubeletURL(r *http.Request, namespace, name, sub string) (*url.
 		return nil, err
 	}
 	node := nobj.(*corev1.Node)
-	host := ""
-	for _, a := range node.GetStatus().GetAddresses() {
-		if a.GetType() == "InternalIP" {
-			host = a.GetAddress()
-			break
-		}
+	types := s.cfg.Kubelet.PreferredAddressTypes
+	if len(types) == 0 {
+		types = DefaultKubeletAddressTypes
 	}
+	host := nodeAddress(node, types)
 	if host == "" {
-		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("node %s reports no InternalIP", nodeName))
+		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("no preferred addresses found; known addresses: %v", addresses(node)))
 	}
 	port := int(node.GetStatus().GetDaemonEndpoints().GetKubeletEndpoint().GetPort())
 	if port == 0 {
@@ -131,12 +152,46 @@ func (s *Server) kubeletURL(r *http.Request, namespace, name, sub string) (*url.
 	if sub == "exec" {
 		path = "/exec/"
 	}
-	return &url.URL{Scheme: "http", Host: net.JoinHostPort(host, strconv.Itoa(port)),
+	return &url.URL{Scheme: "https", Host: net.JoinHostPort(host, strconv.Itoa(port)),
 		Path: path + url.PathEscape(namespace) + "/" + url.PathEscape(name) + "/" + url.PathEscape(container)}, nil
 }
 
-// kubeletTransport reaches kubelets; a kubelet that does not accept the
-// connection within 5 s gets the client a 503.
-var kubeletTransport = &http.Transport{
-	DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+// nodeAddress is the node's first address of the first type in types that
+// it reports.
+func nodeAddress(node *corev1.Node, types []string) string {
+	for _, t := range types {
+		for _, a := range node.GetStatus().GetAddresses() {
+			if a.GetType() == t && a.GetAddress() != "" {
+				return a.GetAddress()
+			}
+		}
+	}
+	return ""
+}
+
+// addresses lists a node's addresses as "Type:address" for an error.
+func addresses(node *corev1.Node) []string {
+	var out []string
+	for _, a := range node.GetStatus().GetAddresses() {
+		out = append(out, a.GetType()+":"+a.GetAddress())
+	}
+	return out
+}
+
+// kubeletTransport reaches kubelets over TLS with cfg; a kubelet that does
+// not accept the connection within 5 s gets the client a 503. The
+// transport speaks HTTP/1.1 only, which exec's WebSocket upgrade needs.
+func kubeletTransport(cfg *tls.Config) *http.Transport {
+	if cfg == nil {
+		cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	cfg = cfg.Clone()
+	if cfg.RootCAs == nil {
+		cfg.InsecureSkipVerify = true
+	}
+	return &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		TLSClientConfig:     cfg,
+		TLSHandshakeTimeout: 5 * time.Second,
+	}
 }

@@ -102,11 +102,12 @@ func tokenRequestFromProto(body []byte) (*tokenRequest, error) {
 	return tr, err
 }
 
-// accessReviewFromProto reads SelfSubjectAccessReview.spec
+// accessReviewFromProto reads (Self)SubjectAccessReview.spec
 // {resourceAttributes=1 {namespace=1, verb=2, group=3, version=4,
 // resource=5, subresource=6, name=7}, nonResourceAttributes=2 {path=1,
-// verb=2}}.
-func accessReviewFromProto(body []byte) (*selfSubjectAccessReview, error) {
+// verb=2}, user=3, groups=4, uid=6}; a SelfSubjectAccessReview has no
+// fields past 2.
+func accessReviewFromProto(body []byte) (*accessReview, error) {
 	obj, err := unwrapProtobuf(body)
 	if err != nil {
 		return nil, err
@@ -115,7 +116,19 @@ func accessReviewFromProto(body []byte) (*selfSubjectAccessReview, error) {
 	if err != nil {
 		return nil, err
 	}
-	review := &selfSubjectAccessReview{}
+	review := &accessReview{}
+	if err := protoFields(spec, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
+		switch {
+		case num == 3 && typ == protowire.BytesType:
+			review.Spec.User = string(v)
+		case num == 4 && typ == protowire.BytesType:
+			review.Spec.Groups = append(review.Spec.Groups, string(v))
+		case num == 6 && typ == protowire.BytesType:
+			review.Spec.UID = string(v)
+		}
+	}); err != nil {
+		return nil, err
+	}
 	if b, ok, err := subMessage(spec, 1); err != nil {
 		return nil, err
 	} else if ok {

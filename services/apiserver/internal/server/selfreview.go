@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/field"
 	"podline.dev/services/apiserver/internal/audit"
 	"podline.dev/services/apiserver/internal/authz"
 	"podline.dev/services/apiserver/internal/request"
@@ -14,11 +15,14 @@ import (
 // The self-review APIs kubectl uses to show the chain's view of its user:
 // `kubectl auth whoami` (SelfSubjectReview), `kubectl auth can-i`
 // (SelfSubjectAccessReview) and `kubectl auth can-i --list`
-// (SelfSubjectRulesReview).
+// (SelfSubjectRulesReview); and SubjectAccessReview, the same question
+// about any user, which kubelets ask (their Webhook authorization mode)
+// before serving the apiserver or anyone else.
 const (
 	selfSubjectReviewPath       = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
 	selfSubjectAccessReviewPath = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 	selfSubjectRulesReviewPath  = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
+	subjectAccessReviewPath     = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
 )
 
 type objectMeta struct {
@@ -42,14 +46,19 @@ type userInfo struct {
 	Extra    map[string][]string `json:"extra,omitempty"`
 }
 
-// selfSubjectAccessReview is authorization.k8s.io/v1 SelfSubjectAccessReview.
-type selfSubjectAccessReview struct {
+// accessReview is authorization.k8s.io/v1 SelfSubjectAccessReview and
+// SubjectAccessReview: the latter's spec also names the user under review.
+type accessReview struct {
 	APIVersion string     `json:"apiVersion"`
 	Kind       string     `json:"kind"`
 	Metadata   objectMeta `json:"metadata"`
 	Spec       struct {
 		ResourceAttributes    *resourceAttributes    `json:"resourceAttributes,omitempty"`
 		NonResourceAttributes *nonResourceAttributes `json:"nonResourceAttributes,omitempty"`
+		User                  string                 `json:"user,omitempty"`
+		Groups                []string               `json:"groups,omitempty"`
+		Extra                 map[string][]string    `json:"extra,omitempty"`
+		UID                   string                 `json:"uid,omitempty"`
 	} `json:"spec"`
 	Status accessReviewStatus `json:"status"`
 }
@@ -75,10 +84,11 @@ type accessReviewStatus struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// withSelfReviews answers the self-review APIs when authorization is on.
-// Creating a review is itself authorized (system:basic-user grants it to
-// every authenticated user).
-func (s *Server) withSelfReviews(next http.Handler) http.Handler {
+// withReviews answers the review APIs when authorization is on. Creating a
+// review is itself authorized: system:basic-user grants the self reviews to
+// every authenticated user; SubjectAccessReviews are for kubelets (the Node
+// authorizer) and administrators.
+func (s *Server) withReviews(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var group, resource string
 		switch r.URL.Path {
@@ -88,6 +98,8 @@ func (s *Server) withSelfReviews(next http.Handler) http.Handler {
 			group, resource = "authorization.k8s.io", "selfsubjectaccessreviews"
 		case selfSubjectRulesReviewPath:
 			group, resource = "authorization.k8s.io", "selfsubjectrulesreviews"
+		case subjectAccessReviewPath:
+			group, resource = "authorization.k8s.io", "subjectaccessreviews"
 		}
 		if resource == "" || r.Method != http.MethodPost || s.auth == nil || s.auth.authorizer == nil {
 			next.ServeHTTP(w, r)
@@ -96,7 +108,7 @@ func (s *Server) withSelfReviews(next http.Handler) http.Handler {
 		u, _ := request.UserFrom(r.Context())
 		a := authz.Attributes{User: u, Verb: "create", ResourceRequest: true, APIGroup: group, Resource: resource}
 		rec := s.startAudit(r.Context(), a, nil)
-		answer, err := s.selfReview(r, a)
+		answer, err := s.review(r, a)
 		if err != nil {
 			se := apierrors.FromError(err)
 			rec.Complete(audit.ResponseStatus{Code: int(se.Status().GetCode()), Status: "Failure", Reason: se.Status().GetReason(), Message: se.Status().GetMessage()}, nil)
@@ -110,7 +122,7 @@ func (s *Server) withSelfReviews(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) selfReview(r *http.Request, a authz.Attributes) (any, error) {
+func (s *Server) review(r *http.Request, a authz.Attributes) (any, error) {
 	if err := s.authorize(r.Context(), a); err != nil {
 		return nil, err
 	}
@@ -126,15 +138,28 @@ func (s *Server) selfReview(r *http.Request, a authz.Attributes) (any, error) {
 	case "selfsubjectrulesreviews":
 		return s.rulesReview(a.User, body)
 	}
-	review := &selfSubjectAccessReview{}
+	kind := "SelfSubjectAccessReview"
+	if a.Resource == "subjectaccessreviews" {
+		kind = "SubjectAccessReview"
+	}
+	review := &accessReview{}
 	if isProtobuf(body) {
 		if review, err = accessReviewFromProto(body); err != nil {
-			return nil, apierrors.NewBadRequest("the SelfSubjectAccessReview body: " + err.Error())
+			return nil, apierrors.NewBadRequest("the " + kind + " body: " + err.Error())
 		}
 	} else if err := json.Unmarshal(body, review); err != nil {
-		return nil, apierrors.NewBadRequest("the SelfSubjectAccessReview body is not valid JSON: " + err.Error())
+		return nil, apierrors.NewBadRequest("the " + kind + " body is not valid JSON: " + err.Error())
 	}
-	q := authz.Attributes{User: a.User}
+	subject := a.User
+	if kind == "SubjectAccessReview" {
+		spec := review.Spec
+		if spec.User == "" && len(spec.Groups) == 0 {
+			return nil, apierrors.NewInvalid(apierrors.GroupKind{Group: "authorization.k8s.io", Kind: kind}, "",
+				field.ErrorList{field.Invalid(field.NewPath("spec", "user"), spec.User, "at least one of user or group must be specified")})
+		}
+		subject = &request.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups, Extra: spec.Extra}
+	}
+	q := authz.Attributes{User: subject}
 	switch spec := review.Spec; {
 	case spec.ResourceAttributes != nil:
 		ra := spec.ResourceAttributes
@@ -148,7 +173,7 @@ func (s *Server) selfReview(r *http.Request, a authz.Attributes) (any, error) {
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	review.APIVersion, review.Kind = "authorization.k8s.io/v1", "SelfSubjectAccessReview"
+	review.APIVersion, review.Kind = "authorization.k8s.io/v1", kind
 	review.Status = accessReviewStatus{Allowed: d == authz.Allow, Denied: d == authz.Deny, Reason: reason}
 	return review, nil
 }

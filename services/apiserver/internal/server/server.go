@@ -54,6 +54,8 @@ type Config struct {
 	Auth *AuthConfig
 	// Audit, when set, logs requests as its policy says.
 	Audit *audit.Logger
+	// Kubelet is how pods/log and pods/exec reach the kubelets.
+	Kubelet KubeletConfig
 }
 
 // Server is a running apiserver.
@@ -122,7 +124,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	api = s.withAuthentication(s.withPodProxy(s.withTokenRequest(s.withSelfReviews(api))))
+	api = s.withAuthentication(s.withPodProxy(s.withTokenRequest(s.withReviews(api))))
 	// REST requests get a span that continues the caller's traceparent;
 	// gRPC requests get theirs from the server's stats handler.
 	api = otelhttp.NewHandler(api, "apiserver", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {

@@ -1,6 +1,7 @@
 package rbac
 
 import (
+	"podline.dev/pkg/pki"
 	metav1 "podline.dev/proto/meta/v1"
 	rbacv1 "podline.dev/proto/rbac/v1"
 	"podline.dev/services/apiserver/internal/request"
@@ -15,6 +16,10 @@ const (
 	KubeScheduler         = "system:kube-scheduler"
 	KubeControllerManager = "system:kube-controller-manager"
 	Node                  = "system:node"
+	KubeletAPIAdmin       = "system:kubelet-api-admin"
+	// APIServerKubeletClient is kubeadm's binding of the apiserver's
+	// kubelet client identity to KubeletAPIAdmin.
+	APIServerKubeletClient = "kubeadm:apiserver-kubelet-client"
 )
 
 // Policy is the default roles and bindings created at start.
@@ -82,6 +87,8 @@ func NodeRules() []*rbacv1.PolicyRule {
 		rule([]string{"update", "patch"}, core, []string{"pods/status"}),
 		rule([]string{"get"}, core, []string{"secrets", "configmaps", "persistentvolumeclaims"}),
 		rule(append([]string{"create", "update", "patch", "delete"}, "get"), []string{"coordination.k8s.io"}, []string{"leases"}),
+		// The kubelet asks who may use its own API (Webhook authorization).
+		rule([]string{"create"}, []string{"authorization.k8s.io"}, []string{"subjectaccessreviews"}),
 	}
 }
 
@@ -120,6 +127,12 @@ func Bootstrap() Policy {
 				rule(read, []string{All}, []string{All}),
 			),
 			clusterRole(Node, NodeRules()...),
+			// Full use of the kubelets' API: what the apiserver needs to
+			// relay pods/log and pods/exec.
+			clusterRole(KubeletAPIAdmin,
+				rule(read, core, []string{"nodes"}),
+				rule([]string{"proxy"}, core, []string{"nodes"}),
+				rule(anyVerb, core, []string{"nodes/proxy", "nodes/log", "nodes/stats", "nodes/metrics"})),
 		},
 		ClusterRoleBindings: []*rbacv1.ClusterRoleBinding{
 			binding(ClusterAdmin, group(request.Masters)),
@@ -131,6 +144,13 @@ func Bootstrap() Policy {
 			// No subjects, as in Kubernetes: kubelets are authorized by the
 			// Node authorizer, not by this binding.
 			binding(Node),
+			// kubeadm creates this binding at init; podline has no kubeadm,
+			// so the apiserver creates it with the default policy.
+			&rbacv1.ClusterRoleBinding{
+				ApiVersion: GroupName + "/v1", Kind: "ClusterRoleBinding", Metadata: bootstrapMeta(APIServerKubeletClient),
+				RoleRef:  &rbacv1.RoleRef{ApiGroup: GroupName, Kind: ClusterRoleKind, Name: KubeletAPIAdmin},
+				Subjects: []*rbacv1.Subject{user(pki.APIServerKubeletClientUser)},
+			},
 		},
 	}
 }
