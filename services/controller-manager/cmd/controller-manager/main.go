@@ -1,6 +1,7 @@
 // Command controller-manager runs podline's controllers (deployment,
-// replicaset, garbagecollector, endpointslice, nodelifecycle, namespace)
-// against the apiserver, behind leader election on the Lease
+// replicaset, garbagecollector, endpointslice, nodelifecycle, namespace,
+// serviceaccount, root-ca-cert-publisher, resourcequota) against the
+// apiserver, behind leader election on the Lease
 // kube-system/kube-controller-manager.
 package main
 
@@ -32,6 +33,7 @@ import (
 	"podline.dev/services/controller-manager/internal/controller/namespace"
 	"podline.dev/services/controller-manager/internal/controller/nodelifecycle"
 	"podline.dev/services/controller-manager/internal/controller/replicaset"
+	"podline.dev/services/controller-manager/internal/controller/resourcequota"
 )
 
 func main() {
@@ -46,12 +48,14 @@ func main() {
 		retryPeriod   = flag.Duration("leader-elect-retry-period", leaderelection.DefaultRetryPeriod, "wait between attempts to take or renew the Lease")
 		otlp          = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port); empty uses $OTEL_EXPORTER_OTLP_ENDPOINT")
 		controllers   = flag.String("controllers", "*", "controllers to run: '*' for all, 'name' to enable, '-name' to disable; known: "+strings.Join(app.Names(), ", "))
+		rootCAFile    = flag.String("root-ca-file", "", "cluster CA bundle (PEM) published as the kube-root-ca.crt ConfigMap in every namespace; empty leaves root-ca-cert-publisher off")
 		opts          = defaults
 	)
 	flag.DurationVar(&opts.NodeMonitorGracePeriod, "node-monitor-grace-period", defaults.NodeMonitorGracePeriod, "how long a node may go without renewing its Lease before it is marked Unknown")
 	flag.DurationVar(&opts.NodeMonitorPeriod, "node-monitor-period", defaults.NodeMonitorPeriod, "how often node health is checked")
 	flag.DurationVar(&opts.NodeStartupGracePeriod, "node-startup-grace-period", defaults.NodeStartupGracePeriod, "grace of a node that never reported")
 	flag.DurationVar(&opts.NamespaceRetryPeriod, "namespace-retry-period", defaults.NamespaceRetryPeriod, "how soon a terminating namespace with content left is looked at again")
+	flag.DurationVar(&opts.ResourceQuotaSyncPeriod, "resource-quota-sync-period", defaults.ResourceQuotaSyncPeriod, "how often every ResourceQuota's usage is recomputed in full")
 	concurrency := map[string]*int{}
 	for name, flagName := range map[string]string{
 		deployment.Name:       "concurrent-deployment-syncs",
@@ -60,6 +64,7 @@ func main() {
 		endpointslice.Name:    "concurrent-service-endpoint-syncs",
 		namespace.Name:        "concurrent-namespace-syncs",
 		nodelifecycle.Name:    "concurrent-node-eviction-syncs",
+		resourcequota.Name:    "concurrent-resource-quota-syncs",
 	} {
 		concurrency[name] = flag.Int(flagName, workers[name], fmt.Sprintf("workers of the %s controller", name))
 	}
@@ -75,6 +80,14 @@ func main() {
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	for name, n := range concurrency {
 		workers[name] = *n
+	}
+	if *rootCAFile != "" {
+		ca, err := os.ReadFile(*rootCAFile)
+		if err != nil {
+			slog.Error("reading --root-ca-file", "err", err)
+			os.Exit(1)
+		}
+		opts.RootCA = string(ca)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

@@ -202,6 +202,10 @@ func runControllers(ctx context.Context, cfg Config, names []string) error {
 	var ctrls []built
 	for _, name := range names {
 		r, err := Registry[name](cctx)
+		if errors.Is(err, ErrNotConfigured) {
+			cfg.Log.Warn("controller not started: not configured", "controller", name)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("controller %s: %w", name, err)
 		}

@@ -11,6 +11,9 @@ import (
 	"podline.dev/services/controller-manager/internal/controller/namespace"
 	"podline.dev/services/controller-manager/internal/controller/nodelifecycle"
 	"podline.dev/services/controller-manager/internal/controller/replicaset"
+	"podline.dev/services/controller-manager/internal/controller/resourcequota"
+	"podline.dev/services/controller-manager/internal/controller/rootcacert"
+	"podline.dev/services/controller-manager/internal/controller/serviceaccount"
 )
 
 // Runnable is a built controller.
@@ -31,6 +34,9 @@ var (
 	_ Runnable                 = (*endpointslice.Controller)(nil)
 	_ Runnable                 = (*nodelifecycle.Controller)(nil)
 	_ Runnable                 = (*namespace.Controller)(nil)
+	_ Runnable                 = (*serviceaccount.Controller)(nil)
+	_ Runnable                 = (*rootcacert.Controller)(nil)
+	_ Runnable                 = (*resourcequota.Controller)(nil)
 	_ controller.EventRecorder = (*record.Recorder)(nil)
 )
 
@@ -42,6 +48,14 @@ var Registry = map[string]Factory{
 	endpointslice.Name:    func(c *controller.Context) (Runnable, error) { return endpointslice.New(c) },
 	nodelifecycle.Name:    func(c *controller.Context) (Runnable, error) { return nodelifecycle.New(c) },
 	namespace.Name:        func(c *controller.Context) (Runnable, error) { return namespace.New(c) },
+	serviceaccount.Name:   func(c *controller.Context) (Runnable, error) { return serviceaccount.New(c) },
+	rootcacert.Name: func(c *controller.Context) (Runnable, error) {
+		if c.Options.RootCA == "" {
+			return nil, ErrNotConfigured
+		}
+		return rootcacert.New(c)
+	},
+	resourcequota.Name: func(c *controller.Context) (Runnable, error) { return resourcequota.New(c) },
 }
 
 // DefaultWorkers are kube-controller-manager's --concurrent-* defaults.
@@ -53,5 +67,8 @@ func DefaultWorkers() map[string]int {
 		endpointslice.Name:    5,  // --concurrent-service-endpoint-syncs
 		nodelifecycle.Name:    1,  // the eviction queue
 		namespace.Name:        10, // --concurrent-namespace-syncs
+		serviceaccount.Name:   1,  // as kube-controller-manager runs it
+		rootcacert.Name:       1,  // as kube-controller-manager runs it
+		resourcequota.Name:    5,  // --concurrent-resource-quota-syncs
 	}
 }

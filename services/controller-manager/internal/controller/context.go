@@ -48,6 +48,12 @@ type Options struct {
 	ReplicaSetBurst int
 	// EndpointSliceMaxEndpoints is the number of endpoints per slice (100).
 	EndpointSliceMaxEndpoints int
+	// RootCA is the cluster CA bundle (PEM) that root-ca-cert-publisher
+	// publishes in every namespace; empty leaves that controller off.
+	RootCA string
+	// ResourceQuotaSyncPeriod is how often every quota's usage is
+	// recomputed in full (5 min).
+	ResourceQuotaSyncPeriod time.Duration
 }
 
 // DefaultOptions are Kubernetes' defaults.
@@ -59,6 +65,7 @@ func DefaultOptions() Options {
 		NamespaceRetryPeriod:      5 * time.Second,
 		ReplicaSetBurst:           500,
 		EndpointSliceMaxEndpoints: 100,
+		ResourceQuotaSyncPeriod:   5 * time.Minute,
 	}
 }
 

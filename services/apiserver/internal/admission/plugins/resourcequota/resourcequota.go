@@ -35,6 +35,7 @@ package resourcequota
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -245,7 +246,7 @@ func (p *Plugin) check(ctx context.Context, c *charge, quotas []object.Object) (
 			return nil, c.a.Forbidden(fmt.Sprintf("exceeded quota: %s, requested: %s, used: %s, limited: %s",
 				q.GetMetadata().GetName(), list(over, c.requested), list(over, used), list(over, limits)))
 		}
-		next := charged(q, used, c.requested.Mask(names))
+		next := charged(q, used.Mask(names), c.requested.Mask(names))
 		if quota.Equal(next.Status.Used, q.GetStatus().GetUsed()) && quota.Equal(next.Status.Hard, q.GetStatus().GetHard()) {
 			continue
 		}
@@ -258,16 +259,15 @@ func (p *Plugin) check(ctx context.Context, c *charge, quotas []object.Object) (
 // the charge, keeping q's resourceVersion as the write's precondition.
 func charged(q *corev1.ResourceQuota, used, charge quota.Usage) *corev1.ResourceQuota {
 	next := object.Copy(q)
-	u := quota.Parse(q.GetStatus().GetUsed())
-	for n, v := range used {
-		u[n] = v
-	}
+	u := maps.Clone(used)
 	u.Add(charge)
-	hard := make(map[string]string, len(q.GetSpec().GetHard()))
-	for k, v := range q.GetSpec().GetHard() {
-		hard[k] = v
+	out := maps.Clone(q.GetStatus().GetUsed())
+	if out == nil {
+		out = map[string]string{}
 	}
-	next.Status = &corev1.ResourceQuotaStatus{Hard: hard, Used: u.Strings()}
+	maps.Copy(out, u.Strings())
+	hard := maps.Clone(q.GetSpec().GetHard())
+	next.Status = &corev1.ResourceQuotaStatus{Hard: hard, Used: out}
 	return next
 }
 
