@@ -112,6 +112,20 @@ var APIServerIPs = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")}
 // validName is a DNS label: usable as a file name, a SAN and a user name.
 var validName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
+// WatchcacheDir is the directory, under Options.Dir, of the watchcache
+// replicas' pairs: serving.{crt,key} for their gRPC and metrics ports, by
+// WatchcacheDNSNames, and client.{crt,key}, their identity towards the
+// apiserver: WatchcacheUser in system:masters, since they list and watch
+// every resource and ask SubjectAccessReviews about their own clients.
+const WatchcacheDir = "watchcache"
+
+// WatchcacheUser is the watchcache replicas' user name.
+const WatchcacheUser = "system:watchcache"
+
+// WatchcacheDNSNames are the names compose reaches the replicas by: the
+// alias both answer to and each one's own.
+var WatchcacheDNSNames = []string{"watchcache", "watchcache-1", "watchcache-2", "localhost"}
+
 // EtcdMemberDir is the directory, under Options.Dir, holding one member's
 // files with kubeadm's names: ca.crt, server.{crt,key}, peer.{crt,key}.
 func EtcdMemberDir(member string) string { return filepath.Join("etcd", member) }
@@ -166,6 +180,11 @@ func NewPlan(o Options) (Plan, error) {
 		clientCert("controller-manager", ControllerManagerUser),
 		clientCert("scheduler", SchedulerUser),
 		clientCert("apiserver-kubelet-client", APIServerKubeletClientUser),
+		CertSpec{
+			Name: filepath.Join(WatchcacheDir, "serving"), Signer: ClusterCA, CommonName: "watchcache",
+			DNSNames: WatchcacheDNSNames, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, Usage: ServerAuth,
+		},
+		clientCert(filepath.Join(WatchcacheDir, "client"), WatchcacheUser, MastersGroup),
 	)
 	p.Kubeconfigs = []KubeconfigSpec{
 		{Path: o.AdminKubeconfig, Server: o.ExternalServer, Cert: "admin", User: AdminUser},
