@@ -4,11 +4,8 @@
 #                         integration tests start it (they skip without it)
 #   make watchcache-image podline/watchcache:dev, FROM scratch
 #   make nats-image       podline/nats:v2.15.2, FROM scratch, JetStream on /data
-#   make watchcache-certs the replicas' serving certificate (DNS watchcache,
-#                         watchcache-1, watchcache-2) and their client
-#                         certificate to the apiserver (CN system:watchcache,
-#                         O system:masters: they read every object), signed by
-#                         the cluster CA of `make certs`, in $(CERTS_DIR)/watchcache
+#   The replicas' certificates are in `make certs`' plan (pkg/pki):
+#   $(CERTS_DIR)/watchcache/serving.{crt,key} and client.{crt,key}.
 #   make bench-watch      N watchers on Pods (100, 1,000, 10,000) while pods
 #                         are created at 200/s, directly on the apiserver and
 #                         through 2 replicas: p50/p99 write-to-event delay,
@@ -20,7 +17,7 @@ NATS_IMAGE       := podline/nats:v2.15.2
 BENCH_WATCH_DIR  := $(CURDIR)/.cache/bench-watch
 BENCH_WATCH_FLAGS ?=
 
-.PHONY: watchcache-image nats-image bench-watch watchcache-certs
+.PHONY: watchcache-image nats-image bench-watch
 
 test: bin/nats-server
 
@@ -45,27 +42,3 @@ bench-watch: bin/etcd bin/nats-server
 	cd $(CURDIR)/services/watchcache && $(GO) build -o $(BENCH_WATCH_DIR)/watchcache ./cmd/watchcache
 	$(GO) run ./services/watchcache/cmd/bench-watch -etcd bin/etcd -nats bin/nats-server \
 		-apiserver $(BENCH_WATCH_DIR)/apiserver -watchcache $(BENCH_WATCH_DIR)/watchcache $(BENCH_WATCH_FLAGS)
-
-WATCHCACHE_CERTS := $(CERTS_DIR)/watchcache
-
-watchcache-certs: $(WATCHCACHE_CERTS)/serving.crt $(WATCHCACHE_CERTS)/client.crt
-
-WATCHCACHE_SERVING_EXT := 'subjectAltName=DNS:watchcache,DNS:watchcache-1,DNS:watchcache-2,DNS:localhost,IP:127.0.0.1' 'extendedKeyUsage=serverAuth'
-WATCHCACHE_CLIENT_EXT  := 'extendedKeyUsage=clientAuth'
-
-# $(1): name, $(2): subject, $(3): extensions (one quoted word each).
-define WATCHCACHE_cert
-	@set -e; d=$(WATCHCACHE_CERTS); mkdir -p $$d; \
-	printf '%s\n' $(3) > $$d/$(1).ext; \
-	openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-		-keyout $$d/$(1).key -subj '$(2)' -out $$d/$(1).csr 2>/dev/null; \
-	openssl x509 -req -in $$d/$(1).csr -CA $(CERTS_DIR)/ca.crt -CAkey $(CERTS_DIR)/ca.key \
-		-CAcreateserial -CAserial $$d/ca.srl -days 365 -extfile $$d/$(1).ext -out $$d/$(1).crt 2>/dev/null; \
-	rm -f $$d/$(1).csr $$d/$(1).ext; echo "wrote $$d/$(1).crt"
-endef
-
-$(WATCHCACHE_CERTS)/serving.crt: $(CERTS_DIR)/.complete
-	$(call WATCHCACHE_cert,serving,/CN=watchcache,$(WATCHCACHE_SERVING_EXT))
-
-$(WATCHCACHE_CERTS)/client.crt: $(CERTS_DIR)/.complete
-	$(call WATCHCACHE_cert,client,/O=system:masters/CN=system:watchcache,$(WATCHCACHE_CLIENT_EXT))
