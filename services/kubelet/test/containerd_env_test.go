@@ -2,6 +2,7 @@ package test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podline.dev/pkg/client"
+	"podline.dev/pkg/pki"
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/apiserver/apiservertest"
 )
@@ -261,10 +263,13 @@ type realNode struct {
 	podCIDR    string
 	gateway    string
 	cgroupRoot string
-	args       []string
-	cmd        *exec.Cmd
-	exited     chan struct{}
-	log        *os.File
+	// tls is the apiserver's side of the kubelet server's TLS: the cluster
+	// CA and the apiserver's kubelet client certificate.
+	tls    *tls.Config
+	args   []string
+	cmd    *exec.Cmd
+	exited chan struct{}
+	log    *os.File
 }
 
 // startRealNode runs a kubelet on the shared containerd.
@@ -279,8 +284,18 @@ func startRealNode(t testing.TB, extraArgs ...string) *realNode {
 	}
 	n.api = apiservertest.Start(t)
 	n.pods = client.Pods(n.api.Conn)
+	pkiDir := filepath.Join(dir, "pki")
+	if _, err := pki.Generate(pki.WithDir(pkiDir), pki.WithNodes(n.name), pki.WithEtcdMembers(),
+		pki.WithKubeconfigDir(filepath.Join(pkiDir, "kubeconfigs")), pki.WithAdminKubeconfig(filepath.Join(pkiDir, "kubeconfig"))); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if n.tls, err = (client.Credentials{CAFile: filepath.Join(pkiDir, "ca.crt"),
+		CertFile: filepath.Join(pkiDir, "apiserver-kubelet-client.crt"), KeyFile: filepath.Join(pkiDir, "apiserver-kubelet-client.key")}).TLSConfig(); err != nil {
+		t.Fatal(err)
+	}
 	apiSock := filepath.Join(dir, "api.sock")
-	if err := proxyUnixToTCP(t, apiSock, n.api.Addr); err != nil {
+	if err = proxyUnixToTCP(t, apiSock, n.api.Addr); err != nil {
 		t.Fatal(err)
 	}
 	ns, err := netns.NewNetNS(filepath.Join(dir, "node-netns"))
@@ -325,6 +340,11 @@ func startRealNode(t testing.TB, extraArgs ...string) *realNode {
 		"--registry-config-dir", filepath.Join(dir, "certs.d"),
 		"--cgroup-root", n.cgroupRoot,
 		"--port", "10250",
+		"--tls-cert-file", filepath.Join(pkiDir, pki.KubeletServingCertName(n.name)+".crt"),
+		"--tls-private-key-file", filepath.Join(pkiDir, pki.KubeletServingCertName(n.name)+".key"),
+		"--client-ca-file", filepath.Join(pkiDir, "ca.crt"),
+		// The test apiserver runs without authorization: nothing to ask.
+		"--authorization-mode", "AlwaysAllow",
 		"--sync-frequency", "1s",
 		"--relist-period", "100ms",
 		"--node-status-update-frequency", "500ms",
@@ -473,9 +493,9 @@ func (n *realNode) dialInNode(ctx context.Context, network, addr string) (net.Co
 }
 
 // httpInNode is an HTTP client whose connections start in the node's
-// network namespace.
+// network namespace; over HTTPS it is the apiserver reaching the kubelet.
 func (n *realNode) httpInNode() *http.Client {
-	return &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DialContext: n.dialInNode, DisableKeepAlives: true}}
+	return &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DialContext: n.dialInNode, DisableKeepAlives: true, TLSClientConfig: n.tls}}
 }
 
 func (n *realNode) get(url string) (string, error) {

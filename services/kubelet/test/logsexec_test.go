@@ -13,8 +13,8 @@ import (
 	metav1 "podline.dev/proto/meta/v1"
 )
 
-// The kubelet's server answers logs and exec for a container that runs
-// on containerd (plain HTTP until the kubelet has a certificate).
+// The kubelet's server answers logs and exec, over HTTPS to the apiserver's
+// kubelet client certificate, for a container that runs on containerd.
 func TestContainerdLogsAndExecThroughTheKubeletServer(t *testing.T) {
 	n := startRealNode(t)
 	ctx := ctxFor(t, time.Minute)
@@ -45,7 +45,7 @@ func TestContainerdLogsAndExecThroughTheKubeletServer(t *testing.T) {
 		_, err := n.get("http://" + p.GetStatus().GetPodIp() + ":8080/")
 		return err == nil, ""
 	})
-	kubelet := "http://127.0.0.1:10250"
+	kubelet := "https://127.0.0.1:10250"
 	eventually(t, 10*time.Second, "logs show the request", func() (bool, string) {
 		body, err := n.get(kubelet + "/containerLogs/default/chatty/web")
 		if err != nil {

@@ -7,7 +7,10 @@
 // It talks to the apiserver over gRPC (see dial.go), to containerd over
 // its socket in the k8s.io namespace, runs the CNI plugins of
 // --cni-bin-dir with the first configuration in --cni-conf-dir, and
-// serves logs and exec on --port.
+// serves logs and exec over HTTPS on --port (--tls-cert-file), to clients
+// whose certificate --client-ca-file verifies and whom --authorization-mode
+// allows (Webhook: SubjectAccessReviews to the apiserver), and /healthz in
+// plain HTTP on --healthz-bind-address:--healthz-port.
 package main
 
 import (
@@ -43,7 +46,9 @@ type options struct {
 	staticPodPath, otlp, rootDir, registryConfig, pauseImage string
 	watchEndpoint                                            string
 	cgroupRoot, address, tlsCert, tlsKey, capacity, reserved string
-	port                                                     int
+	port, healthzPort                                        int
+	healthzAddress                                           string
+	serverAuth                                               serverAuthFlags
 	creds                                                    client.Credentials
 	syncFrequency, relistPeriod, statusUpdate, leaseRenew    time.Duration
 	crashLoopMax                                             time.Duration
@@ -75,8 +80,15 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.cgroupRoot, "cgroup-root", "auto", `parent cgroup of pods ("auto": kubepods under the kubelet's own cgroup)`)
 	fs.StringVar(&o.address, "address", "0.0.0.0", "the logs/exec server's address")
 	fs.IntVar(&o.port, "port", 10250, "the logs/exec server's port (0: disabled)")
-	fs.StringVar(&o.tlsCert, "tls-cert-file", "", "serving certificate (empty: plain HTTP)")
-	fs.StringVar(&o.tlsKey, "tls-private-key-file", "", "serving key")
+	fs.StringVar(&o.tlsCert, "tls-cert-file", "", "the logs/exec server's certificate (required with --port)")
+	fs.StringVar(&o.tlsKey, "tls-private-key-file", "", "the logs/exec server's key")
+	fs.StringVar(&o.serverAuth.clientCA, "client-ca-file", "", "CA bundle that verifies the server's clients' certificates (CN the user, O the groups)")
+	fs.BoolVar(&o.serverAuth.anonymous, "anonymous-auth", false, "serve requests without a client certificate as system:anonymous (still authorized); otherwise 401")
+	fs.StringVar(&o.serverAuth.mode, "authorization-mode", modeWebhook, "who may use the server: Webhook (SubjectAccessReviews to the --kubeconfig apiserver) or AlwaysAllow")
+	fs.DurationVar(&o.serverAuth.allowedTTL, "authorization-webhook-cache-authorized-ttl", server.DefaultAllowedTTL, "how long an allowed Webhook decision is remembered")
+	fs.DurationVar(&o.serverAuth.deniedTTL, "authorization-webhook-cache-unauthorized-ttl", server.DefaultDeniedTTL, "how long a refused Webhook decision is remembered")
+	fs.StringVar(&o.healthzAddress, "healthz-bind-address", "127.0.0.1", "address of the plain HTTP /healthz")
+	fs.IntVar(&o.healthzPort, "healthz-port", 10248, "port of the plain HTTP /healthz (0: disabled)")
 	fs.StringVar(&o.capacity, "capacity", "", "override detected capacity: cpu=2,memory=4Gi,pods=110")
 	fs.StringVar(&o.reserved, "system-reserved", "", "resources kept from pods: cpu=100m,memory=256Mi")
 	fs.DurationVar(&o.syncFrequency, "sync-frequency", 10*time.Second, "how often running pods are synced")
@@ -269,7 +281,11 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		return err
 	}
 	if o.port > 0 {
-		srv := server.New(server.Config{Addr: fmt.Sprintf("%s:%d", o.address, o.port), CertFile: o.tlsCert, KeyFile: o.tlsKey}, kl, rt, log)
+		cfg, err := serverConfig(o)
+		if err != nil {
+			return fmt.Errorf("kubelet server: %w", err)
+		}
+		srv := server.New(cfg, kl, rt, log)
 		go func() {
 			if err := srv.Serve(ctx); err != nil {
 				log.Error("kubelet server", "err", err)

@@ -11,7 +11,14 @@
 // resizes on 4); a request without an upgrade runs the command without
 // stdin and answers its output, with the exit code in X-Exit-Code.
 //
-// TLS is configured in one place, Config: with a certificate and key it
-// serves HTTPS, without them plain HTTP (until the cluster's certificates
-// are issued to kubelets).
+// The server speaks only TLS, with the node's serving certificate. Every
+// request is authenticated, as Kubernetes' kubelet does: a client
+// certificate signed by the cluster CA (CN the user, O the groups), else
+// system:anonymous where allowed, else 401. It is then authorized as a verb
+// on nodes/<node>/proxy (get for logs, create for exec) by an Authorizer:
+// AlwaysAllow, or SubjectAccessReviews, the Webhook mode that asks the
+// apiserver, behind a CachedAuthorizer (allowed 5 min, denied 30 s). A
+// refusal is a 403 reading "Forbidden (user=..., verb=..., resource=nodes,
+// subresource(s)=[proxy])". /healthz alone may also be served in plain HTTP
+// on its own address (Config.HealthzAddr).
 package server

@@ -2,11 +2,12 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"podline.dev/pkg/pki"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/kubelet/internal/runtime"
@@ -27,9 +29,98 @@ func (p pods) Pod(ns, name string) (*corev1.Pod, bool) {
 	return pod, ok
 }
 
+// testNode is the node the servers under test belong to.
+const testNode = "node-1"
+
+// newPKI makes the cluster's identity in a temporary directory: the
+// cluster CA, testNode's serving certificate and the apiserver's kubelet
+// client certificate.
+func newPKI(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := pki.Generate(pki.WithDir(dir), pki.WithNodes(testNode), pki.WithEtcdMembers(),
+		pki.WithKubeconfigDir(filepath.Join(dir, "kubeconfigs")), pki.WithAdminKubeconfig(filepath.Join(dir, "kubeconfig"))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// serve runs s over real TLS on a loopback port until the test ends and
+// returns its base URL.
+func serve(t *testing.T, s *Server) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeListener(ctx, lis) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return "https://" + lis.Addr().String()
+}
+
+// tlsFor trusts the cluster CA and presents the certificate <name>.crt
+// from dir ("" presents none).
+func tlsFor(t *testing.T, dir, name string) *tls.Config {
+	t.Helper()
+	ca, err := pki.LoadCertPool(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &tls.Config{RootCAs: ca, MinVersion: tls.VersionTLS12}
+	if name != "" {
+		pair, err := tls.LoadX509KeyPair(filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	return cfg
+}
+
+func httpClient(cfg *tls.Config) *http.Client {
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+}
+
+// kubeletConfig is testNode's serving configuration over dir.
+func kubeletConfig(t *testing.T, dir string, z Authorizer) Config {
+	t.Helper()
+	ca, err := pki.LoadCertPool(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{
+		CertFile:   filepath.Join(dir, pki.KubeletServingCertName(testNode)+".crt"),
+		KeyFile:    filepath.Join(dir, pki.KubeletServingCertName(testNode)+".key"),
+		ClientCA:   ca,
+		NodeName:   testNode,
+		Authorizer: z,
+	}
+}
+
+// onlyTheAPIServer allows the apiserver's kubelet client identity alone.
+var onlyTheAPIServer = AuthorizerFunc(func(_ context.Context, a Attributes) (bool, string, error) {
+	return a.User.Name == pki.APIServerKubeletClientUser, "", nil
+})
+
 // setup runs a server over a fake runtime with pod web: its container
-// "c" ran once (attempt 0, exited) and runs again (attempt 1).
-func setup(t *testing.T) (*httptest.Server, *runtime.Fake, string) {
+// "c" ran once (attempt 0, exited) and runs again (attempt 1). The client
+// is the apiserver's, which the server's authorizer allows.
+func setup(t *testing.T) (string, *http.Client, *runtime.Fake, string) {
+	t.Helper()
+	dir := newPKI(t)
+	url, rt, path := setupWith(t, kubeletConfig(t, dir, onlyTheAPIServer))
+	return url, httpClient(tlsFor(t, dir, "apiserver-kubelet-client")), rt, path
+}
+
+// setupWith runs a server with cfg over the fake runtime of setup.
+func setupWith(t *testing.T, cfg Config) (string, *runtime.Fake, string) {
 	t.Helper()
 	rt := runtime.NewFake(nil)
 	rt.AddImage("img:1", 1)
@@ -47,15 +138,13 @@ func setup(t *testing.T) (*httptest.Server, *runtime.Fake, string) {
 		}
 	}
 	pod := &corev1.Pod{Metadata: &metav1.ObjectMeta{Name: "web", Namespace: "default", Uid: "u1"}}
-	s := New(Config{}, pods{"default/web": pod}, rt, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	return srv, rt, filepath.Join(dir, "c", "1.log")
+	s := New(cfg, pods{"default/web": pod}, rt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return serve(t, s), rt, filepath.Join(dir, "c", "1.log")
 }
 
-func get(t *testing.T, url string) (int, string) {
+func get(t *testing.T, hc *http.Client, url string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := hc.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +154,8 @@ func get(t *testing.T, url string) (int, string) {
 }
 
 func TestLogs(t *testing.T) {
-	srv, _, _ := setup(t)
-	base := srv.URL + "/containerLogs/default/web/c"
+	url, hc, _, _ := setup(t)
+	base := url + "/containerLogs/default/web/c"
 	for _, tc := range []struct {
 		query string
 		code  int
@@ -78,19 +167,19 @@ func TestLogs(t *testing.T) {
 		{"?limitBytes=6", 200, "line 1"},
 		{"?previous=true", 200, "first run\n"},
 	} {
-		code, body := get(t, base+tc.query)
+		code, body := get(t, hc, base+tc.query)
 		if code != tc.code || body != tc.body {
 			t.Errorf("%q: %d %q, want %d %q", tc.query, code, body, tc.code, tc.body)
 		}
 	}
-	if code, _ := get(t, srv.URL+"/containerLogs/default/nope/c"); code != 404 {
+	if code, _ := get(t, hc, url+"/containerLogs/default/nope/c"); code != 404 {
 		t.Errorf("unknown pod: %d", code)
 	}
 }
 
 func TestLogsFollowStreamsWhatIsAppended(t *testing.T) {
-	srv, _, path := setup(t)
-	resp, err := http.Get(srv.URL + "/containerLogs/default/web/c?follow=true&tailLines=1")
+	url, hc, _, path := setup(t)
+	resp, err := hc.Get(url + "/containerLogs/default/web/c?follow=true&tailLines=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,11 +208,11 @@ func TestLogsFollowStreamsWhatIsAppended(t *testing.T) {
 }
 
 func TestExecWithoutAnUpgradeAnswersTheOutput(t *testing.T) {
-	srv, rt, _ := setup(t)
+	url, hc, rt, _ := setup(t)
 	rt.SetExecFunc(func(c *runtime.Container, cmd []string) (*runtime.ExecResult, error) {
 		return &runtime.ExecResult{Stdout: []byte(strings.Join(cmd, " ")), ExitCode: 3}, nil
 	})
-	resp, err := http.Post(srv.URL+"/exec/default/web/c?command=echo&command=hi", "", nil)
+	resp, err := hc.Post(url+"/exec/default/web/c?command=echo&command=hi", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,12 +224,12 @@ func TestExecWithoutAnUpgradeAnswersTheOutput(t *testing.T) {
 }
 
 func TestExecOverTheChannelProtocol(t *testing.T) {
-	srv, rt, _ := setup(t)
+	url, hc, rt, _ := setup(t)
 	rt.SetExecFunc(func(c *runtime.Container, cmd []string) (*runtime.ExecResult, error) {
 		return &runtime.ExecResult{Stdout: []byte("out"), Stderr: []byte("err"), ExitCode: 2}, nil
 	})
-	d := websocket.Dialer{Subprotocols: []string{ProtocolV5}}
-	conn, resp, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/exec/default/web/c?command=sh&stdout=1&stderr=1", nil)
+	d := websocket.Dialer{Subprotocols: []string{ProtocolV5}, TLSClientConfig: hc.Transport.(*http.Transport).TLSClientConfig}
+	conn, resp, err := d.Dial("wss"+strings.TrimPrefix(url, "https")+"/exec/default/web/c?command=sh&stdout=1&stderr=1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

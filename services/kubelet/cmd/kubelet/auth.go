@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"podline.dev/pkg/clock"
+	"podline.dev/pkg/pki"
+	"podline.dev/services/kubelet/internal/server"
+)
+
+// Authorization modes of the kubelet's server (--authorization-mode).
+const (
+	modeWebhook     = "Webhook"
+	modeAlwaysAllow = "AlwaysAllow"
+)
+
+// serverAuthFlags are the kubelet's flags for who may use its server.
+type serverAuthFlags struct {
+	clientCA              string
+	anonymous             bool
+	mode                  string
+	allowedTTL, deniedTTL time.Duration
+}
+
+// authorizer builds the server's authorizer. Webhook asks the apiserver the
+// kubelet's kubeconfig names, with the kubelet's own credentials.
+func (f serverAuthFlags) authorizer(o *options) (server.Authorizer, error) {
+	switch f.mode {
+	case modeAlwaysAllow:
+		return server.AlwaysAllow, nil
+	case modeWebhook:
+		if o.creds.Kubeconfig == "" {
+			return nil, errors.New("--authorization-mode=Webhook needs --kubeconfig (its server receives the SubjectAccessReviews)")
+		}
+		url, err := kubeconfigServer(o.creds.Kubeconfig)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := o.creds.TLSConfig()
+		if err != nil {
+			return nil, err
+		}
+		return server.NewCachedAuthorizer(server.NewSubjectAccessReviews(url, cfg), clock.Real{}, f.allowedTTL, f.deniedTTL), nil
+	}
+	return nil, fmt.Errorf("--authorization-mode=%s: want %s or %s", f.mode, modeWebhook, modeAlwaysAllow)
+}
+
+// serverConfig is the kubelet server's configuration from the flags.
+func serverConfig(o *options) (server.Config, error) {
+	cfg := server.Config{
+		Addr:      fmt.Sprintf("%s:%d", o.address, o.port),
+		CertFile:  o.tlsCert,
+		KeyFile:   o.tlsKey,
+		Anonymous: o.serverAuth.anonymous,
+		NodeName:  o.nodeName,
+	}
+	if o.tlsCert == "" || o.tlsKey == "" {
+		return cfg, server.ErrNoServingCertificate
+	}
+	if o.healthzPort > 0 {
+		cfg.HealthzAddr = fmt.Sprintf("%s:%d", o.healthzAddress, o.healthzPort)
+	}
+	if o.serverAuth.clientCA != "" {
+		pool, err := pki.LoadCertPool(o.serverAuth.clientCA)
+		if err != nil {
+			return cfg, fmt.Errorf("--client-ca-file: %w", err)
+		}
+		cfg.ClientCA = pool
+	}
+	z, err := o.serverAuth.authorizer(o)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Authorizer = z
+	return cfg, nil
+}
+
+// kubeconfigServer returns the server URL of the (single-cluster)
+// kubeconfig at path, as `make certs` writes them.
+func kubeconfigServer(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && k == "server" {
+			return strings.Trim(strings.TrimSpace(v), `"'`), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no cluster server", path)
+}
