@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/field"
@@ -71,6 +72,42 @@ type resourceAttributes struct {
 	Resource    string `json:"resource,omitempty"`
 	Subresource string `json:"subresource,omitempty"`
 	Name        string `json:"name,omitempty"`
+	// FieldSelector narrows a list or watch (the Node authorizer lets a
+	// kubelet list only its own pods): requirements when given, else the
+	// raw selector, as kube-apiserver reads it.
+	FieldSelector *fieldSelectorAttributes `json:"fieldSelector,omitempty"`
+}
+
+type fieldSelectorAttributes struct {
+	RawSelector  string `json:"rawSelector,omitempty"`
+	Requirements []struct {
+		Key      string   `json:"key"`
+		Operator string   `json:"operator"`
+		Values   []string `json:"values,omitempty"`
+	} `json:"requirements,omitempty"`
+}
+
+// selector is the field selector as a request states it ("" for none).
+// A requirement a field selector cannot state (several values, Exists)
+// is left out: the question is then about a wider read, so it can refuse
+// more, never allow more.
+func (f *fieldSelectorAttributes) selector() string {
+	if f == nil {
+		return ""
+	}
+	if len(f.Requirements) == 0 {
+		return f.RawSelector
+	}
+	var terms []string
+	for _, r := range f.Requirements {
+		switch {
+		case r.Operator == "In" && len(r.Values) == 1:
+			terms = append(terms, r.Key+"="+r.Values[0])
+		case r.Operator == "NotIn" && len(r.Values) == 1:
+			terms = append(terms, r.Key+"!="+r.Values[0])
+		}
+	}
+	return strings.Join(terms, ",")
 }
 
 type nonResourceAttributes struct {
@@ -164,6 +201,7 @@ func (s *Server) review(r *http.Request, a authz.Attributes) (any, error) {
 	case spec.ResourceAttributes != nil:
 		ra := spec.ResourceAttributes
 		q.ResourceRequest, q.Verb, q.APIGroup, q.Resource, q.Subresource, q.Namespace, q.Name = true, ra.Verb, ra.Group, ra.Resource, ra.Subresource, ra.Namespace, ra.Name
+		q.FieldSelector = ra.FieldSelector.selector()
 	case spec.NonResourceAttributes != nil:
 		q.Verb, q.Path = spec.NonResourceAttributes.Verb, spec.NonResourceAttributes.Path
 	default:
