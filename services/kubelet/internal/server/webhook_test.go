@@ -1,12 +1,22 @@
 package server
 
 import (
+	"context"
+	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/gorilla/websocket"
+
+	"podline.dev/pkg/client"
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/pki"
+	corev1 "podline.dev/proto/core/v1"
+	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/apiservertest"
+	"podline.dev/services/kubelet/internal/runtime"
 )
 
 // The Webhook mode against a real apiserver with the bootstrap policy: the
@@ -41,5 +51,67 @@ func TestWebhookAuthorizationAsksTheAPIServer(t *testing.T) {
 	}
 	if code, _ := get(t, httpClient(tlsFor(t, dir, "")), url+"/containerLogs/default/web/c"); code != http.StatusUnauthorized {
 		t.Fatalf("anonymous: %d", code)
+	}
+}
+
+// The whole relay with real parts: kubectl's requests reach the apiserver,
+// which dials node-1's kubelet server over TLS at the node's Hostname as
+// kube-apiserver-kubelet-client; the kubelet verifies that certificate,
+// asks the apiserver whether the user may use nodes/node-1/proxy, and
+// serves the logs, and exec over the WebSocket channel protocol.
+func TestLogsAndExecThroughTheAPIServer(t *testing.T) {
+	api := apiservertest.StartSecure(t)
+	dir := api.PKI
+	reviews := NewSubjectAccessReviews(api.URL, tlsFor(t, dir, pki.KubeletCertName(testNode)))
+	url, rt, _ := setupWith(t, kubeletConfig(t, dir, NewCachedAuthorizer(reviews, clock.Real{}, DefaultAllowedTTL, DefaultDeniedTTL)))
+	rt.SetExecFunc(func(c *runtime.Container, cmd []string) (*runtime.ExecResult, error) {
+		return &runtime.ExecResult{Stdout: []byte(strings.Join(cmd, " "))}, nil
+	})
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(url, "https://"))
+	portNum, _ := strconv.Atoi(port)
+
+	ctx := context.Background()
+	nodes := client.Nodes(api.Conn)
+	n, err := nodes.Create(ctx, &corev1.Node{Metadata: &metav1.ObjectMeta{Name: testNode}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Status = &corev1.NodeStatus{
+		Addresses:       []*corev1.NodeAddress{{Type: "Hostname", Address: "localhost"}},
+		DaemonEndpoints: &corev1.NodeDaemonEndpoints{KubeletEndpoint: &corev1.DaemonEndpoint{Port: int32(portNum)}},
+	}
+	if _, err := nodes.UpdateStatus(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Pods(api.Conn).Create(ctx, &corev1.Pod{
+		Metadata: &metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec:     &corev1.PodSpec{NodeName: testNode, Containers: []*corev1.Container{{Name: "c", Image: "registry.podline:5000/demo/web:1.0"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	adminTLS, err := api.Credentials(t, "root", "system:masters").TLSConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get(t, httpClient(adminTLS), api.URL+"/api/v1/namespaces/default/pods/web/log?tailLines=2"); code != 200 || body != "line 2\nline 3\n" {
+		t.Fatalf("kubectl logs: %d %q", code, body)
+	}
+	d := websocket.Dialer{Subprotocols: []string{ProtocolV5}, TLSClientConfig: adminTLS}
+	conn, _, err := d.Dial("wss"+strings.TrimPrefix(api.URL, "https")+"/api/v1/namespaces/default/pods/web/exec?command=echo&command=hi&stdout=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	streams := map[byte]string{}
+	for {
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			break
+		}
+		streams[msg[0]] += string(msg[1:])
+	}
+	if streams[streamStdout] != "echo hi" || !strings.Contains(streams[streamError], `"status":"Success"`) {
+		t.Fatalf("kubectl exec: %q", streams)
 	}
 }
