@@ -18,7 +18,10 @@ func Namespaces(c grpc.ClientConnInterface) *Client[*corev1.Namespace] {
 	return For[*corev1.Namespace](c)
 }
 func Services(c grpc.ClientConnInterface) *Client[*corev1.Service] { return For[*corev1.Service](c) }
-func Events(c grpc.ClientConnInterface) *Client[*corev1.Event]     { return For[*corev1.Event](c) }
+func Endpoints(c grpc.ClientConnInterface) *Client[*corev1.Endpoints] {
+	return For[*corev1.Endpoints](c)
+}
+func Events(c grpc.ClientConnInterface) *Client[*corev1.Event] { return For[*corev1.Event](c) }
 func ConfigMaps(c grpc.ClientConnInterface) *Client[*corev1.ConfigMap] {
 	return For[*corev1.ConfigMap](c)
 }

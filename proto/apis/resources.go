@@ -101,6 +101,7 @@ var Resources = []Resource{
 	{Group: Core, Kind: "Node", Name: "nodes", Singular: "node", Status: true, EtcdName: "minions", ShortNames: []string{"no"}},
 	{Group: Core, Kind: "Namespace", Name: "namespaces", Singular: "namespace", Status: true, ShortNames: []string{"ns"}},
 	{Group: Core, Kind: "Service", Name: "services", Singular: "service", Namespaced: true, Status: true, EtcdName: "services/specs", ShortNames: []string{"svc"}, Categories: []string{"all"}},
+	{Group: Core, Kind: "Endpoints", Name: "endpoints", Singular: "endpoints", Namespaced: true, ShortNames: []string{"ep"}},
 	{Group: Core, Kind: "Event", Name: "events", Singular: "event", Namespaced: true, ShortNames: []string{"ev"}},
 	{Group: Core, Kind: "ConfigMap", Name: "configmaps", Singular: "configmap", Namespaced: true, ShortNames: []string{"cm"}},
 	{Group: Core, Kind: "Secret", Name: "secrets", Singular: "secret", Namespaced: true},

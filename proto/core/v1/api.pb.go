@@ -933,6 +933,212 @@ func (x *ServiceWriteRequest) GetFieldValidation() string {
 	return ""
 }
 
+type EndpointsList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Metadata      *v1.ListMeta           `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Items         []*Endpoints           `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndpointsList) Reset() {
+	*x = EndpointsList{}
+	mi := &file_core_v1_api_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndpointsList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndpointsList) ProtoMessage() {}
+
+func (x *EndpointsList) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_api_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndpointsList.ProtoReflect.Descriptor instead.
+func (*EndpointsList) Descriptor() ([]byte, []int) {
+	return file_core_v1_api_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *EndpointsList) GetApiVersion() string {
+	if x != nil {
+		return x.ApiVersion
+	}
+	return ""
+}
+
+func (x *EndpointsList) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *EndpointsList) GetMetadata() *v1.ListMeta {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *EndpointsList) GetItems() []*Endpoints {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// EndpointsWatchEvent is one watch event: ADDED, MODIFIED, DELETED or BOOKMARK.
+type EndpointsWatchEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Object        *Endpoints             `protobuf:"bytes,2,opt,name=object,proto3" json:"object,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndpointsWatchEvent) Reset() {
+	*x = EndpointsWatchEvent{}
+	mi := &file_core_v1_api_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndpointsWatchEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndpointsWatchEvent) ProtoMessage() {}
+
+func (x *EndpointsWatchEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_api_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndpointsWatchEvent.ProtoReflect.Descriptor instead.
+func (*EndpointsWatchEvent) Descriptor() ([]byte, []int) {
+	return file_core_v1_api_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *EndpointsWatchEvent) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *EndpointsWatchEvent) GetObject() *Endpoints {
+	if x != nil {
+		return x.Object
+	}
+	return nil
+}
+
+// EndpointsWriteRequest carries a Endpoints to create, update or act on.
+type EndpointsWriteRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Namespace       string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	Name            string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Object          *Endpoints             `protobuf:"bytes,3,opt,name=object,proto3" json:"object,omitempty"`
+	DryRun          []string               `protobuf:"bytes,4,rep,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	FieldManager    string                 `protobuf:"bytes,5,opt,name=field_manager,json=fieldManager,proto3" json:"field_manager,omitempty"`
+	FieldValidation string                 `protobuf:"bytes,6,opt,name=field_validation,json=fieldValidation,proto3" json:"field_validation,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *EndpointsWriteRequest) Reset() {
+	*x = EndpointsWriteRequest{}
+	mi := &file_core_v1_api_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndpointsWriteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndpointsWriteRequest) ProtoMessage() {}
+
+func (x *EndpointsWriteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_core_v1_api_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndpointsWriteRequest.ProtoReflect.Descriptor instead.
+func (*EndpointsWriteRequest) Descriptor() ([]byte, []int) {
+	return file_core_v1_api_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *EndpointsWriteRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *EndpointsWriteRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *EndpointsWriteRequest) GetObject() *Endpoints {
+	if x != nil {
+		return x.Object
+	}
+	return nil
+}
+
+func (x *EndpointsWriteRequest) GetDryRun() []string {
+	if x != nil {
+		return x.DryRun
+	}
+	return nil
+}
+
+func (x *EndpointsWriteRequest) GetFieldManager() string {
+	if x != nil {
+		return x.FieldManager
+	}
+	return ""
+}
+
+func (x *EndpointsWriteRequest) GetFieldValidation() string {
+	if x != nil {
+		return x.FieldValidation
+	}
+	return ""
+}
+
 type EventList struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ApiVersion    string                 `protobuf:"bytes,1,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
@@ -945,7 +1151,7 @@ type EventList struct {
 
 func (x *EventList) Reset() {
 	*x = EventList{}
-	mi := &file_core_v1_api_proto_msgTypes[13]
+	mi := &file_core_v1_api_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +1163,7 @@ func (x *EventList) String() string {
 func (*EventList) ProtoMessage() {}
 
 func (x *EventList) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[13]
+	mi := &file_core_v1_api_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +1176,7 @@ func (x *EventList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventList.ProtoReflect.Descriptor instead.
 func (*EventList) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{13}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *EventList) GetApiVersion() string {
@@ -1012,7 +1218,7 @@ type EventWatchEvent struct {
 
 func (x *EventWatchEvent) Reset() {
 	*x = EventWatchEvent{}
-	mi := &file_core_v1_api_proto_msgTypes[14]
+	mi := &file_core_v1_api_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1024,7 +1230,7 @@ func (x *EventWatchEvent) String() string {
 func (*EventWatchEvent) ProtoMessage() {}
 
 func (x *EventWatchEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[14]
+	mi := &file_core_v1_api_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1037,7 +1243,7 @@ func (x *EventWatchEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventWatchEvent.ProtoReflect.Descriptor instead.
 func (*EventWatchEvent) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{14}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EventWatchEvent) GetType() string {
@@ -1069,7 +1275,7 @@ type EventWriteRequest struct {
 
 func (x *EventWriteRequest) Reset() {
 	*x = EventWriteRequest{}
-	mi := &file_core_v1_api_proto_msgTypes[15]
+	mi := &file_core_v1_api_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1287,7 @@ func (x *EventWriteRequest) String() string {
 func (*EventWriteRequest) ProtoMessage() {}
 
 func (x *EventWriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[15]
+	mi := &file_core_v1_api_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1300,7 @@ func (x *EventWriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventWriteRequest.ProtoReflect.Descriptor instead.
 func (*EventWriteRequest) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{15}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EventWriteRequest) GetNamespace() string {
@@ -1151,7 +1357,7 @@ type ConfigMapList struct {
 
 func (x *ConfigMapList) Reset() {
 	*x = ConfigMapList{}
-	mi := &file_core_v1_api_proto_msgTypes[16]
+	mi := &file_core_v1_api_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1163,7 +1369,7 @@ func (x *ConfigMapList) String() string {
 func (*ConfigMapList) ProtoMessage() {}
 
 func (x *ConfigMapList) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[16]
+	mi := &file_core_v1_api_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1176,7 +1382,7 @@ func (x *ConfigMapList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigMapList.ProtoReflect.Descriptor instead.
 func (*ConfigMapList) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{16}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ConfigMapList) GetApiVersion() string {
@@ -1218,7 +1424,7 @@ type ConfigMapWatchEvent struct {
 
 func (x *ConfigMapWatchEvent) Reset() {
 	*x = ConfigMapWatchEvent{}
-	mi := &file_core_v1_api_proto_msgTypes[17]
+	mi := &file_core_v1_api_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1230,7 +1436,7 @@ func (x *ConfigMapWatchEvent) String() string {
 func (*ConfigMapWatchEvent) ProtoMessage() {}
 
 func (x *ConfigMapWatchEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[17]
+	mi := &file_core_v1_api_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1243,7 +1449,7 @@ func (x *ConfigMapWatchEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigMapWatchEvent.ProtoReflect.Descriptor instead.
 func (*ConfigMapWatchEvent) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{17}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ConfigMapWatchEvent) GetType() string {
@@ -1275,7 +1481,7 @@ type ConfigMapWriteRequest struct {
 
 func (x *ConfigMapWriteRequest) Reset() {
 	*x = ConfigMapWriteRequest{}
-	mi := &file_core_v1_api_proto_msgTypes[18]
+	mi := &file_core_v1_api_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1287,7 +1493,7 @@ func (x *ConfigMapWriteRequest) String() string {
 func (*ConfigMapWriteRequest) ProtoMessage() {}
 
 func (x *ConfigMapWriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[18]
+	mi := &file_core_v1_api_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1300,7 +1506,7 @@ func (x *ConfigMapWriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigMapWriteRequest.ProtoReflect.Descriptor instead.
 func (*ConfigMapWriteRequest) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{18}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ConfigMapWriteRequest) GetNamespace() string {
@@ -1357,7 +1563,7 @@ type SecretList struct {
 
 func (x *SecretList) Reset() {
 	*x = SecretList{}
-	mi := &file_core_v1_api_proto_msgTypes[19]
+	mi := &file_core_v1_api_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1369,7 +1575,7 @@ func (x *SecretList) String() string {
 func (*SecretList) ProtoMessage() {}
 
 func (x *SecretList) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[19]
+	mi := &file_core_v1_api_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1382,7 +1588,7 @@ func (x *SecretList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecretList.ProtoReflect.Descriptor instead.
 func (*SecretList) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{19}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SecretList) GetApiVersion() string {
@@ -1424,7 +1630,7 @@ type SecretWatchEvent struct {
 
 func (x *SecretWatchEvent) Reset() {
 	*x = SecretWatchEvent{}
-	mi := &file_core_v1_api_proto_msgTypes[20]
+	mi := &file_core_v1_api_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1436,7 +1642,7 @@ func (x *SecretWatchEvent) String() string {
 func (*SecretWatchEvent) ProtoMessage() {}
 
 func (x *SecretWatchEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[20]
+	mi := &file_core_v1_api_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1449,7 +1655,7 @@ func (x *SecretWatchEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecretWatchEvent.ProtoReflect.Descriptor instead.
 func (*SecretWatchEvent) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{20}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SecretWatchEvent) GetType() string {
@@ -1481,7 +1687,7 @@ type SecretWriteRequest struct {
 
 func (x *SecretWriteRequest) Reset() {
 	*x = SecretWriteRequest{}
-	mi := &file_core_v1_api_proto_msgTypes[21]
+	mi := &file_core_v1_api_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1493,7 +1699,7 @@ func (x *SecretWriteRequest) String() string {
 func (*SecretWriteRequest) ProtoMessage() {}
 
 func (x *SecretWriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[21]
+	mi := &file_core_v1_api_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1506,7 +1712,7 @@ func (x *SecretWriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecretWriteRequest.ProtoReflect.Descriptor instead.
 func (*SecretWriteRequest) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{21}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SecretWriteRequest) GetNamespace() string {
@@ -1563,7 +1769,7 @@ type ServiceAccountList struct {
 
 func (x *ServiceAccountList) Reset() {
 	*x = ServiceAccountList{}
-	mi := &file_core_v1_api_proto_msgTypes[22]
+	mi := &file_core_v1_api_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1575,7 +1781,7 @@ func (x *ServiceAccountList) String() string {
 func (*ServiceAccountList) ProtoMessage() {}
 
 func (x *ServiceAccountList) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[22]
+	mi := &file_core_v1_api_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1588,7 +1794,7 @@ func (x *ServiceAccountList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServiceAccountList.ProtoReflect.Descriptor instead.
 func (*ServiceAccountList) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{22}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ServiceAccountList) GetApiVersion() string {
@@ -1630,7 +1836,7 @@ type ServiceAccountWatchEvent struct {
 
 func (x *ServiceAccountWatchEvent) Reset() {
 	*x = ServiceAccountWatchEvent{}
-	mi := &file_core_v1_api_proto_msgTypes[23]
+	mi := &file_core_v1_api_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1642,7 +1848,7 @@ func (x *ServiceAccountWatchEvent) String() string {
 func (*ServiceAccountWatchEvent) ProtoMessage() {}
 
 func (x *ServiceAccountWatchEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[23]
+	mi := &file_core_v1_api_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1655,7 +1861,7 @@ func (x *ServiceAccountWatchEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServiceAccountWatchEvent.ProtoReflect.Descriptor instead.
 func (*ServiceAccountWatchEvent) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{23}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ServiceAccountWatchEvent) GetType() string {
@@ -1687,7 +1893,7 @@ type ServiceAccountWriteRequest struct {
 
 func (x *ServiceAccountWriteRequest) Reset() {
 	*x = ServiceAccountWriteRequest{}
-	mi := &file_core_v1_api_proto_msgTypes[24]
+	mi := &file_core_v1_api_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1699,7 +1905,7 @@ func (x *ServiceAccountWriteRequest) String() string {
 func (*ServiceAccountWriteRequest) ProtoMessage() {}
 
 func (x *ServiceAccountWriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[24]
+	mi := &file_core_v1_api_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1712,7 +1918,7 @@ func (x *ServiceAccountWriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServiceAccountWriteRequest.ProtoReflect.Descriptor instead.
 func (*ServiceAccountWriteRequest) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{24}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ServiceAccountWriteRequest) GetNamespace() string {
@@ -1769,7 +1975,7 @@ type ResourceQuotaList struct {
 
 func (x *ResourceQuotaList) Reset() {
 	*x = ResourceQuotaList{}
-	mi := &file_core_v1_api_proto_msgTypes[25]
+	mi := &file_core_v1_api_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1781,7 +1987,7 @@ func (x *ResourceQuotaList) String() string {
 func (*ResourceQuotaList) ProtoMessage() {}
 
 func (x *ResourceQuotaList) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[25]
+	mi := &file_core_v1_api_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1794,7 +2000,7 @@ func (x *ResourceQuotaList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceQuotaList.ProtoReflect.Descriptor instead.
 func (*ResourceQuotaList) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{25}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ResourceQuotaList) GetApiVersion() string {
@@ -1836,7 +2042,7 @@ type ResourceQuotaWatchEvent struct {
 
 func (x *ResourceQuotaWatchEvent) Reset() {
 	*x = ResourceQuotaWatchEvent{}
-	mi := &file_core_v1_api_proto_msgTypes[26]
+	mi := &file_core_v1_api_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +2054,7 @@ func (x *ResourceQuotaWatchEvent) String() string {
 func (*ResourceQuotaWatchEvent) ProtoMessage() {}
 
 func (x *ResourceQuotaWatchEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[26]
+	mi := &file_core_v1_api_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +2067,7 @@ func (x *ResourceQuotaWatchEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceQuotaWatchEvent.ProtoReflect.Descriptor instead.
 func (*ResourceQuotaWatchEvent) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{26}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ResourceQuotaWatchEvent) GetType() string {
@@ -1893,7 +2099,7 @@ type ResourceQuotaWriteRequest struct {
 
 func (x *ResourceQuotaWriteRequest) Reset() {
 	*x = ResourceQuotaWriteRequest{}
-	mi := &file_core_v1_api_proto_msgTypes[27]
+	mi := &file_core_v1_api_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1905,7 +2111,7 @@ func (x *ResourceQuotaWriteRequest) String() string {
 func (*ResourceQuotaWriteRequest) ProtoMessage() {}
 
 func (x *ResourceQuotaWriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_v1_api_proto_msgTypes[27]
+	mi := &file_core_v1_api_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1918,7 +2124,7 @@ func (x *ResourceQuotaWriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceQuotaWriteRequest.ProtoReflect.Descriptor instead.
 func (*ResourceQuotaWriteRequest) Descriptor() ([]byte, []int) {
-	return file_core_v1_api_proto_rawDescGZIP(), []int{27}
+	return file_core_v1_api_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ResourceQuotaWriteRequest) GetNamespace() string {
@@ -2036,6 +2242,22 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x120\n" +
 	"\x06object\x18\x03 \x01(\v2\x18.podline.core.v1.ServiceR\x06object\x12\x17\n" +
+	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
+	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation\"\xad\x01\n" +
+	"\rEndpointsList\x12\x1f\n" +
+	"\vapi_version\x18\x01 \x01(\tR\n" +
+	"apiVersion\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x125\n" +
+	"\bmetadata\x18\x03 \x01(\v2\x19.podline.meta.v1.ListMetaR\bmetadata\x120\n" +
+	"\x05items\x18\x04 \x03(\v2\x1a.podline.core.v1.EndpointsR\x05items\"]\n" +
+	"\x13EndpointsWatchEvent\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x122\n" +
+	"\x06object\x18\x02 \x01(\v2\x1a.podline.core.v1.EndpointsR\x06object\"\xe6\x01\n" +
+	"\x15EndpointsWriteRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x122\n" +
+	"\x06object\x18\x03 \x01(\v2\x1a.podline.core.v1.EndpointsR\x06object\x12\x17\n" +
 	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
 	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
 	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation\"\xa5\x01\n" +
@@ -2169,7 +2391,17 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x18.podline.core.v1.Service\x12Z\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1c.podline.core.v1.ServiceList\x12@\n" +
 	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x18.podline.core.v1.Service\x12F\n" +
-	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x18.podline.core.v1.Service2\xb9\x04\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x18.podline.core.v1.Service2\xe5\x04\n" +
+	"\n" +
+	"Endpointss\x12>\n" +
+	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1a.podline.core.v1.Endpoints\x12D\n" +
+	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1e.podline.core.v1.EndpointsList\x12M\n" +
+	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a$.podline.core.v1.EndpointsWatchEvent0\x01\x12L\n" +
+	"\x06Create\x12&.podline.core.v1.EndpointsWriteRequest\x1a\x1a.podline.core.v1.Endpoints\x12L\n" +
+	"\x06Update\x12&.podline.core.v1.EndpointsWriteRequest\x1a\x1a.podline.core.v1.Endpoints\x12D\n" +
+	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x1a.podline.core.v1.Endpoints\x12\\\n" +
+	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1e.podline.core.v1.EndpointsList\x12B\n" +
+	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x1a.podline.core.v1.Endpoints2\xb9\x04\n" +
 	"\x06Events\x12:\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x16.podline.core.v1.Event\x12@\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1a.podline.core.v1.EventList\x12I\n" +
@@ -2232,7 +2464,7 @@ func file_core_v1_api_proto_rawDescGZIP() []byte {
 	return file_core_v1_api_proto_rawDescData
 }
 
-var file_core_v1_api_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_core_v1_api_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_core_v1_api_proto_goTypes = []any{
 	(*PodList)(nil),                    // 0: podline.core.v1.PodList
 	(*PodWatchEvent)(nil),              // 1: podline.core.v1.PodWatchEvent
@@ -2247,258 +2479,282 @@ var file_core_v1_api_proto_goTypes = []any{
 	(*ServiceList)(nil),                // 10: podline.core.v1.ServiceList
 	(*ServiceWatchEvent)(nil),          // 11: podline.core.v1.ServiceWatchEvent
 	(*ServiceWriteRequest)(nil),        // 12: podline.core.v1.ServiceWriteRequest
-	(*EventList)(nil),                  // 13: podline.core.v1.EventList
-	(*EventWatchEvent)(nil),            // 14: podline.core.v1.EventWatchEvent
-	(*EventWriteRequest)(nil),          // 15: podline.core.v1.EventWriteRequest
-	(*ConfigMapList)(nil),              // 16: podline.core.v1.ConfigMapList
-	(*ConfigMapWatchEvent)(nil),        // 17: podline.core.v1.ConfigMapWatchEvent
-	(*ConfigMapWriteRequest)(nil),      // 18: podline.core.v1.ConfigMapWriteRequest
-	(*SecretList)(nil),                 // 19: podline.core.v1.SecretList
-	(*SecretWatchEvent)(nil),           // 20: podline.core.v1.SecretWatchEvent
-	(*SecretWriteRequest)(nil),         // 21: podline.core.v1.SecretWriteRequest
-	(*ServiceAccountList)(nil),         // 22: podline.core.v1.ServiceAccountList
-	(*ServiceAccountWatchEvent)(nil),   // 23: podline.core.v1.ServiceAccountWatchEvent
-	(*ServiceAccountWriteRequest)(nil), // 24: podline.core.v1.ServiceAccountWriteRequest
-	(*ResourceQuotaList)(nil),          // 25: podline.core.v1.ResourceQuotaList
-	(*ResourceQuotaWatchEvent)(nil),    // 26: podline.core.v1.ResourceQuotaWatchEvent
-	(*ResourceQuotaWriteRequest)(nil),  // 27: podline.core.v1.ResourceQuotaWriteRequest
-	(*v1.ListMeta)(nil),                // 28: podline.meta.v1.ListMeta
-	(*Pod)(nil),                        // 29: podline.core.v1.Pod
-	(*Binding)(nil),                    // 30: podline.core.v1.Binding
-	(*Node)(nil),                       // 31: podline.core.v1.Node
-	(*Namespace)(nil),                  // 32: podline.core.v1.Namespace
-	(*Service)(nil),                    // 33: podline.core.v1.Service
-	(*Event)(nil),                      // 34: podline.core.v1.Event
-	(*ConfigMap)(nil),                  // 35: podline.core.v1.ConfigMap
-	(*Secret)(nil),                     // 36: podline.core.v1.Secret
-	(*ServiceAccount)(nil),             // 37: podline.core.v1.ServiceAccount
-	(*ResourceQuota)(nil),              // 38: podline.core.v1.ResourceQuota
-	(*v1.GetRequest)(nil),              // 39: podline.meta.v1.GetRequest
-	(*v1.ListRequest)(nil),             // 40: podline.meta.v1.ListRequest
-	(*v1.DeleteRequest)(nil),           // 41: podline.meta.v1.DeleteRequest
-	(*v1.DeleteCollectionRequest)(nil), // 42: podline.meta.v1.DeleteCollectionRequest
-	(*v1.PatchRequest)(nil),            // 43: podline.meta.v1.PatchRequest
-	(*v1.Status)(nil),                  // 44: podline.meta.v1.Status
+	(*EndpointsList)(nil),              // 13: podline.core.v1.EndpointsList
+	(*EndpointsWatchEvent)(nil),        // 14: podline.core.v1.EndpointsWatchEvent
+	(*EndpointsWriteRequest)(nil),      // 15: podline.core.v1.EndpointsWriteRequest
+	(*EventList)(nil),                  // 16: podline.core.v1.EventList
+	(*EventWatchEvent)(nil),            // 17: podline.core.v1.EventWatchEvent
+	(*EventWriteRequest)(nil),          // 18: podline.core.v1.EventWriteRequest
+	(*ConfigMapList)(nil),              // 19: podline.core.v1.ConfigMapList
+	(*ConfigMapWatchEvent)(nil),        // 20: podline.core.v1.ConfigMapWatchEvent
+	(*ConfigMapWriteRequest)(nil),      // 21: podline.core.v1.ConfigMapWriteRequest
+	(*SecretList)(nil),                 // 22: podline.core.v1.SecretList
+	(*SecretWatchEvent)(nil),           // 23: podline.core.v1.SecretWatchEvent
+	(*SecretWriteRequest)(nil),         // 24: podline.core.v1.SecretWriteRequest
+	(*ServiceAccountList)(nil),         // 25: podline.core.v1.ServiceAccountList
+	(*ServiceAccountWatchEvent)(nil),   // 26: podline.core.v1.ServiceAccountWatchEvent
+	(*ServiceAccountWriteRequest)(nil), // 27: podline.core.v1.ServiceAccountWriteRequest
+	(*ResourceQuotaList)(nil),          // 28: podline.core.v1.ResourceQuotaList
+	(*ResourceQuotaWatchEvent)(nil),    // 29: podline.core.v1.ResourceQuotaWatchEvent
+	(*ResourceQuotaWriteRequest)(nil),  // 30: podline.core.v1.ResourceQuotaWriteRequest
+	(*v1.ListMeta)(nil),                // 31: podline.meta.v1.ListMeta
+	(*Pod)(nil),                        // 32: podline.core.v1.Pod
+	(*Binding)(nil),                    // 33: podline.core.v1.Binding
+	(*Node)(nil),                       // 34: podline.core.v1.Node
+	(*Namespace)(nil),                  // 35: podline.core.v1.Namespace
+	(*Service)(nil),                    // 36: podline.core.v1.Service
+	(*Endpoints)(nil),                  // 37: podline.core.v1.Endpoints
+	(*Event)(nil),                      // 38: podline.core.v1.Event
+	(*ConfigMap)(nil),                  // 39: podline.core.v1.ConfigMap
+	(*Secret)(nil),                     // 40: podline.core.v1.Secret
+	(*ServiceAccount)(nil),             // 41: podline.core.v1.ServiceAccount
+	(*ResourceQuota)(nil),              // 42: podline.core.v1.ResourceQuota
+	(*v1.GetRequest)(nil),              // 43: podline.meta.v1.GetRequest
+	(*v1.ListRequest)(nil),             // 44: podline.meta.v1.ListRequest
+	(*v1.DeleteRequest)(nil),           // 45: podline.meta.v1.DeleteRequest
+	(*v1.DeleteCollectionRequest)(nil), // 46: podline.meta.v1.DeleteCollectionRequest
+	(*v1.PatchRequest)(nil),            // 47: podline.meta.v1.PatchRequest
+	(*v1.Status)(nil),                  // 48: podline.meta.v1.Status
 }
 var file_core_v1_api_proto_depIdxs = []int32{
-	28,  // 0: podline.core.v1.PodList.metadata:type_name -> podline.meta.v1.ListMeta
-	29,  // 1: podline.core.v1.PodList.items:type_name -> podline.core.v1.Pod
-	29,  // 2: podline.core.v1.PodWatchEvent.object:type_name -> podline.core.v1.Pod
-	29,  // 3: podline.core.v1.PodWriteRequest.object:type_name -> podline.core.v1.Pod
-	30,  // 4: podline.core.v1.BindingWriteRequest.object:type_name -> podline.core.v1.Binding
-	28,  // 5: podline.core.v1.NodeList.metadata:type_name -> podline.meta.v1.ListMeta
-	31,  // 6: podline.core.v1.NodeList.items:type_name -> podline.core.v1.Node
-	31,  // 7: podline.core.v1.NodeWatchEvent.object:type_name -> podline.core.v1.Node
-	31,  // 8: podline.core.v1.NodeWriteRequest.object:type_name -> podline.core.v1.Node
-	28,  // 9: podline.core.v1.NamespaceList.metadata:type_name -> podline.meta.v1.ListMeta
-	32,  // 10: podline.core.v1.NamespaceList.items:type_name -> podline.core.v1.Namespace
-	32,  // 11: podline.core.v1.NamespaceWatchEvent.object:type_name -> podline.core.v1.Namespace
-	32,  // 12: podline.core.v1.NamespaceWriteRequest.object:type_name -> podline.core.v1.Namespace
-	28,  // 13: podline.core.v1.ServiceList.metadata:type_name -> podline.meta.v1.ListMeta
-	33,  // 14: podline.core.v1.ServiceList.items:type_name -> podline.core.v1.Service
-	33,  // 15: podline.core.v1.ServiceWatchEvent.object:type_name -> podline.core.v1.Service
-	33,  // 16: podline.core.v1.ServiceWriteRequest.object:type_name -> podline.core.v1.Service
-	28,  // 17: podline.core.v1.EventList.metadata:type_name -> podline.meta.v1.ListMeta
-	34,  // 18: podline.core.v1.EventList.items:type_name -> podline.core.v1.Event
-	34,  // 19: podline.core.v1.EventWatchEvent.object:type_name -> podline.core.v1.Event
-	34,  // 20: podline.core.v1.EventWriteRequest.object:type_name -> podline.core.v1.Event
-	28,  // 21: podline.core.v1.ConfigMapList.metadata:type_name -> podline.meta.v1.ListMeta
-	35,  // 22: podline.core.v1.ConfigMapList.items:type_name -> podline.core.v1.ConfigMap
-	35,  // 23: podline.core.v1.ConfigMapWatchEvent.object:type_name -> podline.core.v1.ConfigMap
-	35,  // 24: podline.core.v1.ConfigMapWriteRequest.object:type_name -> podline.core.v1.ConfigMap
-	28,  // 25: podline.core.v1.SecretList.metadata:type_name -> podline.meta.v1.ListMeta
-	36,  // 26: podline.core.v1.SecretList.items:type_name -> podline.core.v1.Secret
-	36,  // 27: podline.core.v1.SecretWatchEvent.object:type_name -> podline.core.v1.Secret
-	36,  // 28: podline.core.v1.SecretWriteRequest.object:type_name -> podline.core.v1.Secret
-	28,  // 29: podline.core.v1.ServiceAccountList.metadata:type_name -> podline.meta.v1.ListMeta
-	37,  // 30: podline.core.v1.ServiceAccountList.items:type_name -> podline.core.v1.ServiceAccount
-	37,  // 31: podline.core.v1.ServiceAccountWatchEvent.object:type_name -> podline.core.v1.ServiceAccount
-	37,  // 32: podline.core.v1.ServiceAccountWriteRequest.object:type_name -> podline.core.v1.ServiceAccount
-	28,  // 33: podline.core.v1.ResourceQuotaList.metadata:type_name -> podline.meta.v1.ListMeta
-	38,  // 34: podline.core.v1.ResourceQuotaList.items:type_name -> podline.core.v1.ResourceQuota
-	38,  // 35: podline.core.v1.ResourceQuotaWatchEvent.object:type_name -> podline.core.v1.ResourceQuota
-	38,  // 36: podline.core.v1.ResourceQuotaWriteRequest.object:type_name -> podline.core.v1.ResourceQuota
-	39,  // 37: podline.core.v1.Pods.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 38: podline.core.v1.Pods.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 39: podline.core.v1.Pods.Watch:input_type -> podline.meta.v1.ListRequest
-	2,   // 40: podline.core.v1.Pods.Create:input_type -> podline.core.v1.PodWriteRequest
-	2,   // 41: podline.core.v1.Pods.Update:input_type -> podline.core.v1.PodWriteRequest
-	39,  // 42: podline.core.v1.Pods.GetStatus:input_type -> podline.meta.v1.GetRequest
-	2,   // 43: podline.core.v1.Pods.UpdateStatus:input_type -> podline.core.v1.PodWriteRequest
-	41,  // 44: podline.core.v1.Pods.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 45: podline.core.v1.Pods.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 46: podline.core.v1.Pods.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 47: podline.core.v1.Pods.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	3,   // 48: podline.core.v1.Pods.Bind:input_type -> podline.core.v1.BindingWriteRequest
-	39,  // 49: podline.core.v1.Nodes.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 50: podline.core.v1.Nodes.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 51: podline.core.v1.Nodes.Watch:input_type -> podline.meta.v1.ListRequest
-	6,   // 52: podline.core.v1.Nodes.Create:input_type -> podline.core.v1.NodeWriteRequest
-	6,   // 53: podline.core.v1.Nodes.Update:input_type -> podline.core.v1.NodeWriteRequest
-	39,  // 54: podline.core.v1.Nodes.GetStatus:input_type -> podline.meta.v1.GetRequest
-	6,   // 55: podline.core.v1.Nodes.UpdateStatus:input_type -> podline.core.v1.NodeWriteRequest
-	41,  // 56: podline.core.v1.Nodes.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 57: podline.core.v1.Nodes.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 58: podline.core.v1.Nodes.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 59: podline.core.v1.Nodes.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	39,  // 60: podline.core.v1.Namespaces.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 61: podline.core.v1.Namespaces.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 62: podline.core.v1.Namespaces.Watch:input_type -> podline.meta.v1.ListRequest
-	9,   // 63: podline.core.v1.Namespaces.Create:input_type -> podline.core.v1.NamespaceWriteRequest
-	9,   // 64: podline.core.v1.Namespaces.Update:input_type -> podline.core.v1.NamespaceWriteRequest
-	39,  // 65: podline.core.v1.Namespaces.GetStatus:input_type -> podline.meta.v1.GetRequest
-	9,   // 66: podline.core.v1.Namespaces.UpdateStatus:input_type -> podline.core.v1.NamespaceWriteRequest
-	41,  // 67: podline.core.v1.Namespaces.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 68: podline.core.v1.Namespaces.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 69: podline.core.v1.Namespaces.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 70: podline.core.v1.Namespaces.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	39,  // 71: podline.core.v1.Services.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 72: podline.core.v1.Services.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 73: podline.core.v1.Services.Watch:input_type -> podline.meta.v1.ListRequest
-	12,  // 74: podline.core.v1.Services.Create:input_type -> podline.core.v1.ServiceWriteRequest
-	12,  // 75: podline.core.v1.Services.Update:input_type -> podline.core.v1.ServiceWriteRequest
-	39,  // 76: podline.core.v1.Services.GetStatus:input_type -> podline.meta.v1.GetRequest
-	12,  // 77: podline.core.v1.Services.UpdateStatus:input_type -> podline.core.v1.ServiceWriteRequest
-	41,  // 78: podline.core.v1.Services.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 79: podline.core.v1.Services.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 80: podline.core.v1.Services.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 81: podline.core.v1.Services.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	39,  // 82: podline.core.v1.Events.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 83: podline.core.v1.Events.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 84: podline.core.v1.Events.Watch:input_type -> podline.meta.v1.ListRequest
-	15,  // 85: podline.core.v1.Events.Create:input_type -> podline.core.v1.EventWriteRequest
-	15,  // 86: podline.core.v1.Events.Update:input_type -> podline.core.v1.EventWriteRequest
-	41,  // 87: podline.core.v1.Events.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 88: podline.core.v1.Events.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 89: podline.core.v1.Events.Patch:input_type -> podline.meta.v1.PatchRequest
-	39,  // 90: podline.core.v1.ConfigMaps.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 91: podline.core.v1.ConfigMaps.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 92: podline.core.v1.ConfigMaps.Watch:input_type -> podline.meta.v1.ListRequest
-	18,  // 93: podline.core.v1.ConfigMaps.Create:input_type -> podline.core.v1.ConfigMapWriteRequest
-	18,  // 94: podline.core.v1.ConfigMaps.Update:input_type -> podline.core.v1.ConfigMapWriteRequest
-	41,  // 95: podline.core.v1.ConfigMaps.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 96: podline.core.v1.ConfigMaps.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 97: podline.core.v1.ConfigMaps.Patch:input_type -> podline.meta.v1.PatchRequest
-	39,  // 98: podline.core.v1.Secrets.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 99: podline.core.v1.Secrets.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 100: podline.core.v1.Secrets.Watch:input_type -> podline.meta.v1.ListRequest
-	21,  // 101: podline.core.v1.Secrets.Create:input_type -> podline.core.v1.SecretWriteRequest
-	21,  // 102: podline.core.v1.Secrets.Update:input_type -> podline.core.v1.SecretWriteRequest
-	41,  // 103: podline.core.v1.Secrets.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 104: podline.core.v1.Secrets.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 105: podline.core.v1.Secrets.Patch:input_type -> podline.meta.v1.PatchRequest
-	39,  // 106: podline.core.v1.ServiceAccounts.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 107: podline.core.v1.ServiceAccounts.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 108: podline.core.v1.ServiceAccounts.Watch:input_type -> podline.meta.v1.ListRequest
-	24,  // 109: podline.core.v1.ServiceAccounts.Create:input_type -> podline.core.v1.ServiceAccountWriteRequest
-	24,  // 110: podline.core.v1.ServiceAccounts.Update:input_type -> podline.core.v1.ServiceAccountWriteRequest
-	41,  // 111: podline.core.v1.ServiceAccounts.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 112: podline.core.v1.ServiceAccounts.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 113: podline.core.v1.ServiceAccounts.Patch:input_type -> podline.meta.v1.PatchRequest
-	39,  // 114: podline.core.v1.ResourceQuotas.Get:input_type -> podline.meta.v1.GetRequest
-	40,  // 115: podline.core.v1.ResourceQuotas.List:input_type -> podline.meta.v1.ListRequest
-	40,  // 116: podline.core.v1.ResourceQuotas.Watch:input_type -> podline.meta.v1.ListRequest
-	27,  // 117: podline.core.v1.ResourceQuotas.Create:input_type -> podline.core.v1.ResourceQuotaWriteRequest
-	27,  // 118: podline.core.v1.ResourceQuotas.Update:input_type -> podline.core.v1.ResourceQuotaWriteRequest
-	39,  // 119: podline.core.v1.ResourceQuotas.GetStatus:input_type -> podline.meta.v1.GetRequest
-	27,  // 120: podline.core.v1.ResourceQuotas.UpdateStatus:input_type -> podline.core.v1.ResourceQuotaWriteRequest
-	41,  // 121: podline.core.v1.ResourceQuotas.Delete:input_type -> podline.meta.v1.DeleteRequest
-	42,  // 122: podline.core.v1.ResourceQuotas.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	43,  // 123: podline.core.v1.ResourceQuotas.Patch:input_type -> podline.meta.v1.PatchRequest
-	43,  // 124: podline.core.v1.ResourceQuotas.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	29,  // 125: podline.core.v1.Pods.Get:output_type -> podline.core.v1.Pod
-	0,   // 126: podline.core.v1.Pods.List:output_type -> podline.core.v1.PodList
-	1,   // 127: podline.core.v1.Pods.Watch:output_type -> podline.core.v1.PodWatchEvent
-	29,  // 128: podline.core.v1.Pods.Create:output_type -> podline.core.v1.Pod
-	29,  // 129: podline.core.v1.Pods.Update:output_type -> podline.core.v1.Pod
-	29,  // 130: podline.core.v1.Pods.GetStatus:output_type -> podline.core.v1.Pod
-	29,  // 131: podline.core.v1.Pods.UpdateStatus:output_type -> podline.core.v1.Pod
-	29,  // 132: podline.core.v1.Pods.Delete:output_type -> podline.core.v1.Pod
-	0,   // 133: podline.core.v1.Pods.DeleteCollection:output_type -> podline.core.v1.PodList
-	29,  // 134: podline.core.v1.Pods.Patch:output_type -> podline.core.v1.Pod
-	29,  // 135: podline.core.v1.Pods.PatchStatus:output_type -> podline.core.v1.Pod
-	44,  // 136: podline.core.v1.Pods.Bind:output_type -> podline.meta.v1.Status
-	31,  // 137: podline.core.v1.Nodes.Get:output_type -> podline.core.v1.Node
-	4,   // 138: podline.core.v1.Nodes.List:output_type -> podline.core.v1.NodeList
-	5,   // 139: podline.core.v1.Nodes.Watch:output_type -> podline.core.v1.NodeWatchEvent
-	31,  // 140: podline.core.v1.Nodes.Create:output_type -> podline.core.v1.Node
-	31,  // 141: podline.core.v1.Nodes.Update:output_type -> podline.core.v1.Node
-	31,  // 142: podline.core.v1.Nodes.GetStatus:output_type -> podline.core.v1.Node
-	31,  // 143: podline.core.v1.Nodes.UpdateStatus:output_type -> podline.core.v1.Node
-	31,  // 144: podline.core.v1.Nodes.Delete:output_type -> podline.core.v1.Node
-	4,   // 145: podline.core.v1.Nodes.DeleteCollection:output_type -> podline.core.v1.NodeList
-	31,  // 146: podline.core.v1.Nodes.Patch:output_type -> podline.core.v1.Node
-	31,  // 147: podline.core.v1.Nodes.PatchStatus:output_type -> podline.core.v1.Node
-	32,  // 148: podline.core.v1.Namespaces.Get:output_type -> podline.core.v1.Namespace
-	7,   // 149: podline.core.v1.Namespaces.List:output_type -> podline.core.v1.NamespaceList
-	8,   // 150: podline.core.v1.Namespaces.Watch:output_type -> podline.core.v1.NamespaceWatchEvent
-	32,  // 151: podline.core.v1.Namespaces.Create:output_type -> podline.core.v1.Namespace
-	32,  // 152: podline.core.v1.Namespaces.Update:output_type -> podline.core.v1.Namespace
-	32,  // 153: podline.core.v1.Namespaces.GetStatus:output_type -> podline.core.v1.Namespace
-	32,  // 154: podline.core.v1.Namespaces.UpdateStatus:output_type -> podline.core.v1.Namespace
-	32,  // 155: podline.core.v1.Namespaces.Delete:output_type -> podline.core.v1.Namespace
-	7,   // 156: podline.core.v1.Namespaces.DeleteCollection:output_type -> podline.core.v1.NamespaceList
-	32,  // 157: podline.core.v1.Namespaces.Patch:output_type -> podline.core.v1.Namespace
-	32,  // 158: podline.core.v1.Namespaces.PatchStatus:output_type -> podline.core.v1.Namespace
-	33,  // 159: podline.core.v1.Services.Get:output_type -> podline.core.v1.Service
-	10,  // 160: podline.core.v1.Services.List:output_type -> podline.core.v1.ServiceList
-	11,  // 161: podline.core.v1.Services.Watch:output_type -> podline.core.v1.ServiceWatchEvent
-	33,  // 162: podline.core.v1.Services.Create:output_type -> podline.core.v1.Service
-	33,  // 163: podline.core.v1.Services.Update:output_type -> podline.core.v1.Service
-	33,  // 164: podline.core.v1.Services.GetStatus:output_type -> podline.core.v1.Service
-	33,  // 165: podline.core.v1.Services.UpdateStatus:output_type -> podline.core.v1.Service
-	33,  // 166: podline.core.v1.Services.Delete:output_type -> podline.core.v1.Service
-	10,  // 167: podline.core.v1.Services.DeleteCollection:output_type -> podline.core.v1.ServiceList
-	33,  // 168: podline.core.v1.Services.Patch:output_type -> podline.core.v1.Service
-	33,  // 169: podline.core.v1.Services.PatchStatus:output_type -> podline.core.v1.Service
-	34,  // 170: podline.core.v1.Events.Get:output_type -> podline.core.v1.Event
-	13,  // 171: podline.core.v1.Events.List:output_type -> podline.core.v1.EventList
-	14,  // 172: podline.core.v1.Events.Watch:output_type -> podline.core.v1.EventWatchEvent
-	34,  // 173: podline.core.v1.Events.Create:output_type -> podline.core.v1.Event
-	34,  // 174: podline.core.v1.Events.Update:output_type -> podline.core.v1.Event
-	34,  // 175: podline.core.v1.Events.Delete:output_type -> podline.core.v1.Event
-	13,  // 176: podline.core.v1.Events.DeleteCollection:output_type -> podline.core.v1.EventList
-	34,  // 177: podline.core.v1.Events.Patch:output_type -> podline.core.v1.Event
-	35,  // 178: podline.core.v1.ConfigMaps.Get:output_type -> podline.core.v1.ConfigMap
-	16,  // 179: podline.core.v1.ConfigMaps.List:output_type -> podline.core.v1.ConfigMapList
-	17,  // 180: podline.core.v1.ConfigMaps.Watch:output_type -> podline.core.v1.ConfigMapWatchEvent
-	35,  // 181: podline.core.v1.ConfigMaps.Create:output_type -> podline.core.v1.ConfigMap
-	35,  // 182: podline.core.v1.ConfigMaps.Update:output_type -> podline.core.v1.ConfigMap
-	35,  // 183: podline.core.v1.ConfigMaps.Delete:output_type -> podline.core.v1.ConfigMap
-	16,  // 184: podline.core.v1.ConfigMaps.DeleteCollection:output_type -> podline.core.v1.ConfigMapList
-	35,  // 185: podline.core.v1.ConfigMaps.Patch:output_type -> podline.core.v1.ConfigMap
-	36,  // 186: podline.core.v1.Secrets.Get:output_type -> podline.core.v1.Secret
-	19,  // 187: podline.core.v1.Secrets.List:output_type -> podline.core.v1.SecretList
-	20,  // 188: podline.core.v1.Secrets.Watch:output_type -> podline.core.v1.SecretWatchEvent
-	36,  // 189: podline.core.v1.Secrets.Create:output_type -> podline.core.v1.Secret
-	36,  // 190: podline.core.v1.Secrets.Update:output_type -> podline.core.v1.Secret
-	36,  // 191: podline.core.v1.Secrets.Delete:output_type -> podline.core.v1.Secret
-	19,  // 192: podline.core.v1.Secrets.DeleteCollection:output_type -> podline.core.v1.SecretList
-	36,  // 193: podline.core.v1.Secrets.Patch:output_type -> podline.core.v1.Secret
-	37,  // 194: podline.core.v1.ServiceAccounts.Get:output_type -> podline.core.v1.ServiceAccount
-	22,  // 195: podline.core.v1.ServiceAccounts.List:output_type -> podline.core.v1.ServiceAccountList
-	23,  // 196: podline.core.v1.ServiceAccounts.Watch:output_type -> podline.core.v1.ServiceAccountWatchEvent
-	37,  // 197: podline.core.v1.ServiceAccounts.Create:output_type -> podline.core.v1.ServiceAccount
-	37,  // 198: podline.core.v1.ServiceAccounts.Update:output_type -> podline.core.v1.ServiceAccount
-	37,  // 199: podline.core.v1.ServiceAccounts.Delete:output_type -> podline.core.v1.ServiceAccount
-	22,  // 200: podline.core.v1.ServiceAccounts.DeleteCollection:output_type -> podline.core.v1.ServiceAccountList
-	37,  // 201: podline.core.v1.ServiceAccounts.Patch:output_type -> podline.core.v1.ServiceAccount
-	38,  // 202: podline.core.v1.ResourceQuotas.Get:output_type -> podline.core.v1.ResourceQuota
-	25,  // 203: podline.core.v1.ResourceQuotas.List:output_type -> podline.core.v1.ResourceQuotaList
-	26,  // 204: podline.core.v1.ResourceQuotas.Watch:output_type -> podline.core.v1.ResourceQuotaWatchEvent
-	38,  // 205: podline.core.v1.ResourceQuotas.Create:output_type -> podline.core.v1.ResourceQuota
-	38,  // 206: podline.core.v1.ResourceQuotas.Update:output_type -> podline.core.v1.ResourceQuota
-	38,  // 207: podline.core.v1.ResourceQuotas.GetStatus:output_type -> podline.core.v1.ResourceQuota
-	38,  // 208: podline.core.v1.ResourceQuotas.UpdateStatus:output_type -> podline.core.v1.ResourceQuota
-	38,  // 209: podline.core.v1.ResourceQuotas.Delete:output_type -> podline.core.v1.ResourceQuota
-	25,  // 210: podline.core.v1.ResourceQuotas.DeleteCollection:output_type -> podline.core.v1.ResourceQuotaList
-	38,  // 211: podline.core.v1.ResourceQuotas.Patch:output_type -> podline.core.v1.ResourceQuota
-	38,  // 212: podline.core.v1.ResourceQuotas.PatchStatus:output_type -> podline.core.v1.ResourceQuota
-	125, // [125:213] is the sub-list for method output_type
-	37,  // [37:125] is the sub-list for method input_type
-	37,  // [37:37] is the sub-list for extension type_name
-	37,  // [37:37] is the sub-list for extension extendee
-	0,   // [0:37] is the sub-list for field type_name
+	31,  // 0: podline.core.v1.PodList.metadata:type_name -> podline.meta.v1.ListMeta
+	32,  // 1: podline.core.v1.PodList.items:type_name -> podline.core.v1.Pod
+	32,  // 2: podline.core.v1.PodWatchEvent.object:type_name -> podline.core.v1.Pod
+	32,  // 3: podline.core.v1.PodWriteRequest.object:type_name -> podline.core.v1.Pod
+	33,  // 4: podline.core.v1.BindingWriteRequest.object:type_name -> podline.core.v1.Binding
+	31,  // 5: podline.core.v1.NodeList.metadata:type_name -> podline.meta.v1.ListMeta
+	34,  // 6: podline.core.v1.NodeList.items:type_name -> podline.core.v1.Node
+	34,  // 7: podline.core.v1.NodeWatchEvent.object:type_name -> podline.core.v1.Node
+	34,  // 8: podline.core.v1.NodeWriteRequest.object:type_name -> podline.core.v1.Node
+	31,  // 9: podline.core.v1.NamespaceList.metadata:type_name -> podline.meta.v1.ListMeta
+	35,  // 10: podline.core.v1.NamespaceList.items:type_name -> podline.core.v1.Namespace
+	35,  // 11: podline.core.v1.NamespaceWatchEvent.object:type_name -> podline.core.v1.Namespace
+	35,  // 12: podline.core.v1.NamespaceWriteRequest.object:type_name -> podline.core.v1.Namespace
+	31,  // 13: podline.core.v1.ServiceList.metadata:type_name -> podline.meta.v1.ListMeta
+	36,  // 14: podline.core.v1.ServiceList.items:type_name -> podline.core.v1.Service
+	36,  // 15: podline.core.v1.ServiceWatchEvent.object:type_name -> podline.core.v1.Service
+	36,  // 16: podline.core.v1.ServiceWriteRequest.object:type_name -> podline.core.v1.Service
+	31,  // 17: podline.core.v1.EndpointsList.metadata:type_name -> podline.meta.v1.ListMeta
+	37,  // 18: podline.core.v1.EndpointsList.items:type_name -> podline.core.v1.Endpoints
+	37,  // 19: podline.core.v1.EndpointsWatchEvent.object:type_name -> podline.core.v1.Endpoints
+	37,  // 20: podline.core.v1.EndpointsWriteRequest.object:type_name -> podline.core.v1.Endpoints
+	31,  // 21: podline.core.v1.EventList.metadata:type_name -> podline.meta.v1.ListMeta
+	38,  // 22: podline.core.v1.EventList.items:type_name -> podline.core.v1.Event
+	38,  // 23: podline.core.v1.EventWatchEvent.object:type_name -> podline.core.v1.Event
+	38,  // 24: podline.core.v1.EventWriteRequest.object:type_name -> podline.core.v1.Event
+	31,  // 25: podline.core.v1.ConfigMapList.metadata:type_name -> podline.meta.v1.ListMeta
+	39,  // 26: podline.core.v1.ConfigMapList.items:type_name -> podline.core.v1.ConfigMap
+	39,  // 27: podline.core.v1.ConfigMapWatchEvent.object:type_name -> podline.core.v1.ConfigMap
+	39,  // 28: podline.core.v1.ConfigMapWriteRequest.object:type_name -> podline.core.v1.ConfigMap
+	31,  // 29: podline.core.v1.SecretList.metadata:type_name -> podline.meta.v1.ListMeta
+	40,  // 30: podline.core.v1.SecretList.items:type_name -> podline.core.v1.Secret
+	40,  // 31: podline.core.v1.SecretWatchEvent.object:type_name -> podline.core.v1.Secret
+	40,  // 32: podline.core.v1.SecretWriteRequest.object:type_name -> podline.core.v1.Secret
+	31,  // 33: podline.core.v1.ServiceAccountList.metadata:type_name -> podline.meta.v1.ListMeta
+	41,  // 34: podline.core.v1.ServiceAccountList.items:type_name -> podline.core.v1.ServiceAccount
+	41,  // 35: podline.core.v1.ServiceAccountWatchEvent.object:type_name -> podline.core.v1.ServiceAccount
+	41,  // 36: podline.core.v1.ServiceAccountWriteRequest.object:type_name -> podline.core.v1.ServiceAccount
+	31,  // 37: podline.core.v1.ResourceQuotaList.metadata:type_name -> podline.meta.v1.ListMeta
+	42,  // 38: podline.core.v1.ResourceQuotaList.items:type_name -> podline.core.v1.ResourceQuota
+	42,  // 39: podline.core.v1.ResourceQuotaWatchEvent.object:type_name -> podline.core.v1.ResourceQuota
+	42,  // 40: podline.core.v1.ResourceQuotaWriteRequest.object:type_name -> podline.core.v1.ResourceQuota
+	43,  // 41: podline.core.v1.Pods.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 42: podline.core.v1.Pods.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 43: podline.core.v1.Pods.Watch:input_type -> podline.meta.v1.ListRequest
+	2,   // 44: podline.core.v1.Pods.Create:input_type -> podline.core.v1.PodWriteRequest
+	2,   // 45: podline.core.v1.Pods.Update:input_type -> podline.core.v1.PodWriteRequest
+	43,  // 46: podline.core.v1.Pods.GetStatus:input_type -> podline.meta.v1.GetRequest
+	2,   // 47: podline.core.v1.Pods.UpdateStatus:input_type -> podline.core.v1.PodWriteRequest
+	45,  // 48: podline.core.v1.Pods.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 49: podline.core.v1.Pods.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 50: podline.core.v1.Pods.Patch:input_type -> podline.meta.v1.PatchRequest
+	47,  // 51: podline.core.v1.Pods.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	3,   // 52: podline.core.v1.Pods.Bind:input_type -> podline.core.v1.BindingWriteRequest
+	43,  // 53: podline.core.v1.Nodes.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 54: podline.core.v1.Nodes.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 55: podline.core.v1.Nodes.Watch:input_type -> podline.meta.v1.ListRequest
+	6,   // 56: podline.core.v1.Nodes.Create:input_type -> podline.core.v1.NodeWriteRequest
+	6,   // 57: podline.core.v1.Nodes.Update:input_type -> podline.core.v1.NodeWriteRequest
+	43,  // 58: podline.core.v1.Nodes.GetStatus:input_type -> podline.meta.v1.GetRequest
+	6,   // 59: podline.core.v1.Nodes.UpdateStatus:input_type -> podline.core.v1.NodeWriteRequest
+	45,  // 60: podline.core.v1.Nodes.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 61: podline.core.v1.Nodes.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 62: podline.core.v1.Nodes.Patch:input_type -> podline.meta.v1.PatchRequest
+	47,  // 63: podline.core.v1.Nodes.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	43,  // 64: podline.core.v1.Namespaces.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 65: podline.core.v1.Namespaces.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 66: podline.core.v1.Namespaces.Watch:input_type -> podline.meta.v1.ListRequest
+	9,   // 67: podline.core.v1.Namespaces.Create:input_type -> podline.core.v1.NamespaceWriteRequest
+	9,   // 68: podline.core.v1.Namespaces.Update:input_type -> podline.core.v1.NamespaceWriteRequest
+	43,  // 69: podline.core.v1.Namespaces.GetStatus:input_type -> podline.meta.v1.GetRequest
+	9,   // 70: podline.core.v1.Namespaces.UpdateStatus:input_type -> podline.core.v1.NamespaceWriteRequest
+	45,  // 71: podline.core.v1.Namespaces.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 72: podline.core.v1.Namespaces.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 73: podline.core.v1.Namespaces.Patch:input_type -> podline.meta.v1.PatchRequest
+	47,  // 74: podline.core.v1.Namespaces.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	43,  // 75: podline.core.v1.Services.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 76: podline.core.v1.Services.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 77: podline.core.v1.Services.Watch:input_type -> podline.meta.v1.ListRequest
+	12,  // 78: podline.core.v1.Services.Create:input_type -> podline.core.v1.ServiceWriteRequest
+	12,  // 79: podline.core.v1.Services.Update:input_type -> podline.core.v1.ServiceWriteRequest
+	43,  // 80: podline.core.v1.Services.GetStatus:input_type -> podline.meta.v1.GetRequest
+	12,  // 81: podline.core.v1.Services.UpdateStatus:input_type -> podline.core.v1.ServiceWriteRequest
+	45,  // 82: podline.core.v1.Services.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 83: podline.core.v1.Services.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 84: podline.core.v1.Services.Patch:input_type -> podline.meta.v1.PatchRequest
+	47,  // 85: podline.core.v1.Services.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	43,  // 86: podline.core.v1.Endpointss.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 87: podline.core.v1.Endpointss.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 88: podline.core.v1.Endpointss.Watch:input_type -> podline.meta.v1.ListRequest
+	15,  // 89: podline.core.v1.Endpointss.Create:input_type -> podline.core.v1.EndpointsWriteRequest
+	15,  // 90: podline.core.v1.Endpointss.Update:input_type -> podline.core.v1.EndpointsWriteRequest
+	45,  // 91: podline.core.v1.Endpointss.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 92: podline.core.v1.Endpointss.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 93: podline.core.v1.Endpointss.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 94: podline.core.v1.Events.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 95: podline.core.v1.Events.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 96: podline.core.v1.Events.Watch:input_type -> podline.meta.v1.ListRequest
+	18,  // 97: podline.core.v1.Events.Create:input_type -> podline.core.v1.EventWriteRequest
+	18,  // 98: podline.core.v1.Events.Update:input_type -> podline.core.v1.EventWriteRequest
+	45,  // 99: podline.core.v1.Events.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 100: podline.core.v1.Events.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 101: podline.core.v1.Events.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 102: podline.core.v1.ConfigMaps.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 103: podline.core.v1.ConfigMaps.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 104: podline.core.v1.ConfigMaps.Watch:input_type -> podline.meta.v1.ListRequest
+	21,  // 105: podline.core.v1.ConfigMaps.Create:input_type -> podline.core.v1.ConfigMapWriteRequest
+	21,  // 106: podline.core.v1.ConfigMaps.Update:input_type -> podline.core.v1.ConfigMapWriteRequest
+	45,  // 107: podline.core.v1.ConfigMaps.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 108: podline.core.v1.ConfigMaps.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 109: podline.core.v1.ConfigMaps.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 110: podline.core.v1.Secrets.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 111: podline.core.v1.Secrets.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 112: podline.core.v1.Secrets.Watch:input_type -> podline.meta.v1.ListRequest
+	24,  // 113: podline.core.v1.Secrets.Create:input_type -> podline.core.v1.SecretWriteRequest
+	24,  // 114: podline.core.v1.Secrets.Update:input_type -> podline.core.v1.SecretWriteRequest
+	45,  // 115: podline.core.v1.Secrets.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 116: podline.core.v1.Secrets.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 117: podline.core.v1.Secrets.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 118: podline.core.v1.ServiceAccounts.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 119: podline.core.v1.ServiceAccounts.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 120: podline.core.v1.ServiceAccounts.Watch:input_type -> podline.meta.v1.ListRequest
+	27,  // 121: podline.core.v1.ServiceAccounts.Create:input_type -> podline.core.v1.ServiceAccountWriteRequest
+	27,  // 122: podline.core.v1.ServiceAccounts.Update:input_type -> podline.core.v1.ServiceAccountWriteRequest
+	45,  // 123: podline.core.v1.ServiceAccounts.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 124: podline.core.v1.ServiceAccounts.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 125: podline.core.v1.ServiceAccounts.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 126: podline.core.v1.ResourceQuotas.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 127: podline.core.v1.ResourceQuotas.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 128: podline.core.v1.ResourceQuotas.Watch:input_type -> podline.meta.v1.ListRequest
+	30,  // 129: podline.core.v1.ResourceQuotas.Create:input_type -> podline.core.v1.ResourceQuotaWriteRequest
+	30,  // 130: podline.core.v1.ResourceQuotas.Update:input_type -> podline.core.v1.ResourceQuotaWriteRequest
+	43,  // 131: podline.core.v1.ResourceQuotas.GetStatus:input_type -> podline.meta.v1.GetRequest
+	30,  // 132: podline.core.v1.ResourceQuotas.UpdateStatus:input_type -> podline.core.v1.ResourceQuotaWriteRequest
+	45,  // 133: podline.core.v1.ResourceQuotas.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 134: podline.core.v1.ResourceQuotas.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 135: podline.core.v1.ResourceQuotas.Patch:input_type -> podline.meta.v1.PatchRequest
+	47,  // 136: podline.core.v1.ResourceQuotas.PatchStatus:input_type -> podline.meta.v1.PatchRequest
+	32,  // 137: podline.core.v1.Pods.Get:output_type -> podline.core.v1.Pod
+	0,   // 138: podline.core.v1.Pods.List:output_type -> podline.core.v1.PodList
+	1,   // 139: podline.core.v1.Pods.Watch:output_type -> podline.core.v1.PodWatchEvent
+	32,  // 140: podline.core.v1.Pods.Create:output_type -> podline.core.v1.Pod
+	32,  // 141: podline.core.v1.Pods.Update:output_type -> podline.core.v1.Pod
+	32,  // 142: podline.core.v1.Pods.GetStatus:output_type -> podline.core.v1.Pod
+	32,  // 143: podline.core.v1.Pods.UpdateStatus:output_type -> podline.core.v1.Pod
+	32,  // 144: podline.core.v1.Pods.Delete:output_type -> podline.core.v1.Pod
+	0,   // 145: podline.core.v1.Pods.DeleteCollection:output_type -> podline.core.v1.PodList
+	32,  // 146: podline.core.v1.Pods.Patch:output_type -> podline.core.v1.Pod
+	32,  // 147: podline.core.v1.Pods.PatchStatus:output_type -> podline.core.v1.Pod
+	48,  // 148: podline.core.v1.Pods.Bind:output_type -> podline.meta.v1.Status
+	34,  // 149: podline.core.v1.Nodes.Get:output_type -> podline.core.v1.Node
+	4,   // 150: podline.core.v1.Nodes.List:output_type -> podline.core.v1.NodeList
+	5,   // 151: podline.core.v1.Nodes.Watch:output_type -> podline.core.v1.NodeWatchEvent
+	34,  // 152: podline.core.v1.Nodes.Create:output_type -> podline.core.v1.Node
+	34,  // 153: podline.core.v1.Nodes.Update:output_type -> podline.core.v1.Node
+	34,  // 154: podline.core.v1.Nodes.GetStatus:output_type -> podline.core.v1.Node
+	34,  // 155: podline.core.v1.Nodes.UpdateStatus:output_type -> podline.core.v1.Node
+	34,  // 156: podline.core.v1.Nodes.Delete:output_type -> podline.core.v1.Node
+	4,   // 157: podline.core.v1.Nodes.DeleteCollection:output_type -> podline.core.v1.NodeList
+	34,  // 158: podline.core.v1.Nodes.Patch:output_type -> podline.core.v1.Node
+	34,  // 159: podline.core.v1.Nodes.PatchStatus:output_type -> podline.core.v1.Node
+	35,  // 160: podline.core.v1.Namespaces.Get:output_type -> podline.core.v1.Namespace
+	7,   // 161: podline.core.v1.Namespaces.List:output_type -> podline.core.v1.NamespaceList
+	8,   // 162: podline.core.v1.Namespaces.Watch:output_type -> podline.core.v1.NamespaceWatchEvent
+	35,  // 163: podline.core.v1.Namespaces.Create:output_type -> podline.core.v1.Namespace
+	35,  // 164: podline.core.v1.Namespaces.Update:output_type -> podline.core.v1.Namespace
+	35,  // 165: podline.core.v1.Namespaces.GetStatus:output_type -> podline.core.v1.Namespace
+	35,  // 166: podline.core.v1.Namespaces.UpdateStatus:output_type -> podline.core.v1.Namespace
+	35,  // 167: podline.core.v1.Namespaces.Delete:output_type -> podline.core.v1.Namespace
+	7,   // 168: podline.core.v1.Namespaces.DeleteCollection:output_type -> podline.core.v1.NamespaceList
+	35,  // 169: podline.core.v1.Namespaces.Patch:output_type -> podline.core.v1.Namespace
+	35,  // 170: podline.core.v1.Namespaces.PatchStatus:output_type -> podline.core.v1.Namespace
+	36,  // 171: podline.core.v1.Services.Get:output_type -> podline.core.v1.Service
+	10,  // 172: podline.core.v1.Services.List:output_type -> podline.core.v1.ServiceList
+	11,  // 173: podline.core.v1.Services.Watch:output_type -> podline.core.v1.ServiceWatchEvent
+	36,  // 174: podline.core.v1.Services.Create:output_type -> podline.core.v1.Service
+	36,  // 175: podline.core.v1.Services.Update:output_type -> podline.core.v1.Service
+	36,  // 176: podline.core.v1.Services.GetStatus:output_type -> podline.core.v1.Service
+	36,  // 177: podline.core.v1.Services.UpdateStatus:output_type -> podline.core.v1.Service
+	36,  // 178: podline.core.v1.Services.Delete:output_type -> podline.core.v1.Service
+	10,  // 179: podline.core.v1.Services.DeleteCollection:output_type -> podline.core.v1.ServiceList
+	36,  // 180: podline.core.v1.Services.Patch:output_type -> podline.core.v1.Service
+	36,  // 181: podline.core.v1.Services.PatchStatus:output_type -> podline.core.v1.Service
+	37,  // 182: podline.core.v1.Endpointss.Get:output_type -> podline.core.v1.Endpoints
+	13,  // 183: podline.core.v1.Endpointss.List:output_type -> podline.core.v1.EndpointsList
+	14,  // 184: podline.core.v1.Endpointss.Watch:output_type -> podline.core.v1.EndpointsWatchEvent
+	37,  // 185: podline.core.v1.Endpointss.Create:output_type -> podline.core.v1.Endpoints
+	37,  // 186: podline.core.v1.Endpointss.Update:output_type -> podline.core.v1.Endpoints
+	37,  // 187: podline.core.v1.Endpointss.Delete:output_type -> podline.core.v1.Endpoints
+	13,  // 188: podline.core.v1.Endpointss.DeleteCollection:output_type -> podline.core.v1.EndpointsList
+	37,  // 189: podline.core.v1.Endpointss.Patch:output_type -> podline.core.v1.Endpoints
+	38,  // 190: podline.core.v1.Events.Get:output_type -> podline.core.v1.Event
+	16,  // 191: podline.core.v1.Events.List:output_type -> podline.core.v1.EventList
+	17,  // 192: podline.core.v1.Events.Watch:output_type -> podline.core.v1.EventWatchEvent
+	38,  // 193: podline.core.v1.Events.Create:output_type -> podline.core.v1.Event
+	38,  // 194: podline.core.v1.Events.Update:output_type -> podline.core.v1.Event
+	38,  // 195: podline.core.v1.Events.Delete:output_type -> podline.core.v1.Event
+	16,  // 196: podline.core.v1.Events.DeleteCollection:output_type -> podline.core.v1.EventList
+	38,  // 197: podline.core.v1.Events.Patch:output_type -> podline.core.v1.Event
+	39,  // 198: podline.core.v1.ConfigMaps.Get:output_type -> podline.core.v1.ConfigMap
+	19,  // 199: podline.core.v1.ConfigMaps.List:output_type -> podline.core.v1.ConfigMapList
+	20,  // 200: podline.core.v1.ConfigMaps.Watch:output_type -> podline.core.v1.ConfigMapWatchEvent
+	39,  // 201: podline.core.v1.ConfigMaps.Create:output_type -> podline.core.v1.ConfigMap
+	39,  // 202: podline.core.v1.ConfigMaps.Update:output_type -> podline.core.v1.ConfigMap
+	39,  // 203: podline.core.v1.ConfigMaps.Delete:output_type -> podline.core.v1.ConfigMap
+	19,  // 204: podline.core.v1.ConfigMaps.DeleteCollection:output_type -> podline.core.v1.ConfigMapList
+	39,  // 205: podline.core.v1.ConfigMaps.Patch:output_type -> podline.core.v1.ConfigMap
+	40,  // 206: podline.core.v1.Secrets.Get:output_type -> podline.core.v1.Secret
+	22,  // 207: podline.core.v1.Secrets.List:output_type -> podline.core.v1.SecretList
+	23,  // 208: podline.core.v1.Secrets.Watch:output_type -> podline.core.v1.SecretWatchEvent
+	40,  // 209: podline.core.v1.Secrets.Create:output_type -> podline.core.v1.Secret
+	40,  // 210: podline.core.v1.Secrets.Update:output_type -> podline.core.v1.Secret
+	40,  // 211: podline.core.v1.Secrets.Delete:output_type -> podline.core.v1.Secret
+	22,  // 212: podline.core.v1.Secrets.DeleteCollection:output_type -> podline.core.v1.SecretList
+	40,  // 213: podline.core.v1.Secrets.Patch:output_type -> podline.core.v1.Secret
+	41,  // 214: podline.core.v1.ServiceAccounts.Get:output_type -> podline.core.v1.ServiceAccount
+	25,  // 215: podline.core.v1.ServiceAccounts.List:output_type -> podline.core.v1.ServiceAccountList
+	26,  // 216: podline.core.v1.ServiceAccounts.Watch:output_type -> podline.core.v1.ServiceAccountWatchEvent
+	41,  // 217: podline.core.v1.ServiceAccounts.Create:output_type -> podline.core.v1.ServiceAccount
+	41,  // 218: podline.core.v1.ServiceAccounts.Update:output_type -> podline.core.v1.ServiceAccount
+	41,  // 219: podline.core.v1.ServiceAccounts.Delete:output_type -> podline.core.v1.ServiceAccount
+	25,  // 220: podline.core.v1.ServiceAccounts.DeleteCollection:output_type -> podline.core.v1.ServiceAccountList
+	41,  // 221: podline.core.v1.ServiceAccounts.Patch:output_type -> podline.core.v1.ServiceAccount
+	42,  // 222: podline.core.v1.ResourceQuotas.Get:output_type -> podline.core.v1.ResourceQuota
+	28,  // 223: podline.core.v1.ResourceQuotas.List:output_type -> podline.core.v1.ResourceQuotaList
+	29,  // 224: podline.core.v1.ResourceQuotas.Watch:output_type -> podline.core.v1.ResourceQuotaWatchEvent
+	42,  // 225: podline.core.v1.ResourceQuotas.Create:output_type -> podline.core.v1.ResourceQuota
+	42,  // 226: podline.core.v1.ResourceQuotas.Update:output_type -> podline.core.v1.ResourceQuota
+	42,  // 227: podline.core.v1.ResourceQuotas.GetStatus:output_type -> podline.core.v1.ResourceQuota
+	42,  // 228: podline.core.v1.ResourceQuotas.UpdateStatus:output_type -> podline.core.v1.ResourceQuota
+	42,  // 229: podline.core.v1.ResourceQuotas.Delete:output_type -> podline.core.v1.ResourceQuota
+	28,  // 230: podline.core.v1.ResourceQuotas.DeleteCollection:output_type -> podline.core.v1.ResourceQuotaList
+	42,  // 231: podline.core.v1.ResourceQuotas.Patch:output_type -> podline.core.v1.ResourceQuota
+	42,  // 232: podline.core.v1.ResourceQuotas.PatchStatus:output_type -> podline.core.v1.ResourceQuota
+	137, // [137:233] is the sub-list for method output_type
+	41,  // [41:137] is the sub-list for method input_type
+	41,  // [41:41] is the sub-list for extension type_name
+	41,  // [41:41] is the sub-list for extension extendee
+	0,   // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_core_v1_api_proto_init() }
@@ -2513,9 +2769,9 @@ func file_core_v1_api_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_core_v1_api_proto_rawDesc), len(file_core_v1_api_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   31,
 			NumExtensions: 0,
-			NumServices:   9,
+			NumServices:   10,
 		},
 		GoTypes:           file_core_v1_api_proto_goTypes,
 		DependencyIndexes: file_core_v1_api_proto_depIdxs,

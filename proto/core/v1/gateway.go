@@ -15,6 +15,7 @@ var Gateways = []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) erro
 	RegisterNodesHandler,
 	RegisterNamespacesHandler,
 	RegisterServicesHandler,
+	RegisterEndpointssHandler,
 	RegisterEventsHandler,
 	RegisterConfigMapsHandler,
 	RegisterSecretsHandler,

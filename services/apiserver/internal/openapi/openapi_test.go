@@ -214,7 +214,7 @@ func TestKubectlExplainFindsDescriptions(t *testing.T) {
 			t.Errorf("Container.%s has no description", p)
 		}
 	}
-	for _, def := range []string{"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.PodSpec", "io.k8s.api.core.v1.Container"} {
+	for _, def := range []string{"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.PodSpec", "io.k8s.api.core.v1.Container", "io.k8s.api.core.v1.Endpoints"} {
 		if defs[def].Description == "" {
 			t.Errorf("%s has no description", def)
 		}

@@ -198,3 +198,22 @@ func TestStrategicListReplaceDirective(t *testing.T) {
 	}
 	assertJSON(t, got, `{"spec":{"containers":[{"name":"c"}]}}`)
 }
+
+// An Endpoints' subsets and their addresses are atomic lists, as in
+// Kubernetes: "addresses" there is not a node's, merged by type.
+func TestEndpointsListsAreAtomic(t *testing.T) {
+	for _, path := range [][]string{{"subsets"}, {"subsets", "addresses"}, {"subsets", "notReadyAddresses"}, {"subsets", "ports"}} {
+		if r := Rule(path); r.Kind != Atomic {
+			t.Errorf("%v merges as %+v, want atomic", path, r)
+		}
+	}
+	if r := Rule([]string{"status", "addresses"}); r != (ListRule{Map, "type"}) {
+		t.Errorf("a node's status.addresses merges as %+v, want by type", r)
+	}
+	doc := mustJSON(t, `{"subsets":[{"addresses":[{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}],"ports":[{"port":80}]}]}`).(map[string]any)
+	got, err := StrategicMerge(doc, mustJSON(t, `{"subsets":[{"addresses":[{"ip":"10.0.0.3"}]}]}`).(map[string]any))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertJSON(t, got, `{"subsets":[{"addresses":[{"ip":"10.0.0.3"}]}]}`)
+}

@@ -42,6 +42,9 @@ var listRules = map[string]ListRule{
 	"ownerReferences":           {Map, "uid"},
 	"finalizers":                {Set, ""},
 	"spec.ports":                {Map, "port"},
+	// An Endpoints' lists are atomic; its addresses are no node's addresses.
+	"subsets.addresses":         {Atomic, ""},
+	"subsets.notReadyAddresses": {Atomic, ""},
 }
 
 // Rule returns how the list at path (field names from the object's root,

@@ -2,7 +2,9 @@ package printers
 
 import (
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +53,13 @@ func init() {
 		ageColumn,
 		{Name: "Selector", Type: "string", Priority: 1, Description: "Route service traffic to pods with label keys and values matching this selector."},
 	}, row: rowFunc(serviceCells)})
+	register(&corev1.Endpoints{}, handler{columns: []Column{
+		nameColumn,
+		{Name: "Endpoints", Type: "string", Description: "The addresses and ports of the endpoints: the union of all subsets."},
+		ageColumn,
+	}, row: rowFunc(func(e *corev1.Endpoints, now time.Time) []any {
+		return []any{e.GetMetadata().GetName(), endpointsCell(e), since(e.GetMetadata().GetCreationTimestamp(), now)}
+	})})
 	register(&corev1.ConfigMap{}, handler{columns: []Column{
 		nameColumn,
 		{Name: "Data", Type: "string", Description: "Data contains the configuration data."},
@@ -79,6 +88,42 @@ func init() {
 	}, row: rowFunc(func(sa *corev1.ServiceAccount, now time.Time) []any {
 		return []any{sa.GetMetadata().GetName(), int64(len(sa.GetSecrets())), since(sa.GetMetadata().GetCreationTimestamp(), now)}
 	})})
+}
+
+// endpointsCell lists the ready addresses of every subset as ip:port, port
+// by port (a subset without ports lists bare IPs), at most three of them
+// followed by " + N more..."; an Endpoints without subsets is <none>.
+func endpointsCell(e *corev1.Endpoints) string {
+	if len(e.GetSubsets()) == 0 {
+		return "<none>"
+	}
+	const most = 3
+	var list []string
+	count := 0
+	add := func(s string) {
+		count++
+		if len(list) < most {
+			list = append(list, s)
+		}
+	}
+	for _, ss := range e.GetSubsets() {
+		if len(ss.GetPorts()) == 0 {
+			for _, a := range ss.GetAddresses() {
+				add(a.GetIp())
+			}
+			continue
+		}
+		for _, p := range ss.GetPorts() {
+			for _, a := range ss.GetAddresses() {
+				add(net.JoinHostPort(a.GetIp(), strconv.Itoa(int(p.GetPort()))))
+			}
+		}
+	}
+	out := strings.Join(list, ",")
+	if count > most {
+		out += fmt.Sprintf(" + %d more...", count-most)
+	}
+	return out
 }
 
 // nodeCells: STATUS is Ready, NotReady or Unknown from the Ready

@@ -158,6 +158,21 @@ func goldenLists() map[string]proto.Message {
 					{Addresses: []string{"10.244.2.2"}}, {Addresses: []string{"10.244.2.3"}}, {Addresses: []string{"10.244.3.2"}}}},
 			{Metadata: meta("empty-xyz", 3*time.Minute), AddressType: "IPv4"},
 		}},
+		"endpoints": &corev1.EndpointsList{Items: []*corev1.Endpoints{
+			{Metadata: meta("web", 3*time.Minute), Subsets: []*corev1.EndpointSubset{{
+				Addresses:         []*corev1.EndpointAddress{{Ip: "10.244.1.5"}, {Ip: "10.244.2.7"}},
+				NotReadyAddresses: []*corev1.EndpointAddress{{Ip: "10.244.2.9"}},
+				Ports:             []*corev1.EndpointPort{{Name: "http", Port: 80}}}}},
+			{Metadata: meta("dns", 3*time.Minute), Subsets: []*corev1.EndpointSubset{{
+				Addresses: []*corev1.EndpointAddress{{Ip: "10.1.0.20"}, {Ip: "10.1.0.21"}, {Ip: "fd00::5"}},
+				Ports:     []*corev1.EndpointPort{{Name: "dns", Port: 53, Protocol: "UDP"}, {Name: "dns-tcp", Port: 53}}}}},
+			{Metadata: meta("headless", 3*time.Minute), Subsets: []*corev1.EndpointSubset{{
+				Addresses: []*corev1.EndpointAddress{{Ip: "10.244.1.8"}}}}},
+			{Metadata: meta("starting", 3*time.Minute), Subsets: []*corev1.EndpointSubset{{
+				NotReadyAddresses: []*corev1.EndpointAddress{{Ip: "10.244.1.9"}},
+				Ports:             []*corev1.EndpointPort{{Port: 8080}}}}},
+			{Metadata: meta("nothing", 3*time.Minute)},
+		}},
 		"configmaps": &corev1.ConfigMapList{Items: []*corev1.ConfigMap{
 			{Metadata: meta("kube-root-ca.crt", time.Hour), Data: map[string]string{"ca.crt": "x"}, BinaryData: map[string][]byte{"b": {1}}},
 		}},

@@ -3,8 +3,8 @@
 // turns into one 422 Invalid Status: object metadata (DNS-1123 names,
 // label and annotation syntax and sizes, owner references), each kind's
 // fields (ValidateKind: pod specs and templates, Deployments, ReplicaSets,
-// Services, Nodes, Namespaces, ConfigMaps, Secrets, Events, Leases,
-// EndpointSlices, RBAC, ResourceQuotas, PriorityClasses) and what an update
+// Services, Endpoints, Nodes, Namespaces, ConfigMaps, Secrets, Events,
+// Leases, EndpointSlices, RBAC, ResourceQuotas, PriorityClasses) and what an update
 // may not change (ValidateKindUpdate: a pod's spec beyond images,
 // deadlines, tolerations and gates; workload selectors; a Service's
 // clusterIP; immutable ConfigMaps and Secrets; a binding's roleRef).

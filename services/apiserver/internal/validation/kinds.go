@@ -33,6 +33,8 @@ func ValidateKind(obj object.Object) field.ErrorList {
 		return validateSecret(o)
 	case *corev1.Event:
 		return validateEvent(o)
+	case *corev1.Endpoints:
+		return validateEndpoints(o)
 	case *coordinationv1.Lease:
 		return validateLease(o)
 	case *discoveryv1.EndpointSlice:

@@ -26,6 +26,11 @@ func TestValidObjectsPass(t *testing.T) {
 		&coordinationv1.Lease{Spec: &coordinationv1.LeaseSpec{LeaseDurationSeconds: proto.Int32(15)}},
 		&discoveryv1.EndpointSlice{AddressType: "IPv4", Endpoints: []*discoveryv1.Endpoint{{Addresses: []string{"10.244.1.2"}}},
 			Ports: []*discoveryv1.EndpointPort{{Name: proto.String("http"), Port: proto.Int32(80), Protocol: proto.String("TCP")}}},
+		&corev1.Endpoints{Subsets: []*corev1.EndpointSubset{{
+			Addresses:         []*corev1.EndpointAddress{{Ip: "10.244.1.5", NodeName: proto.String("worker-1"), TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: "web-1"}}},
+			NotReadyAddresses: []*corev1.EndpointAddress{{Ip: "fd00::7", Hostname: "web-2"}},
+			Ports:             []*corev1.EndpointPort{{Name: "http", Port: 80, Protocol: "TCP", AppProtocol: proto.String("http")}, {Name: "dns", Port: 53, Protocol: "UDP"}}}}},
+		&corev1.Endpoints{Subsets: []*corev1.EndpointSubset{{Addresses: []*corev1.EndpointAddress{{Ip: "10.244.1.5"}}}}}, // headless: no ports
 		&rbacv1.Role{Rules: []*rbacv1.PolicyRule{{Verbs: []string{"get"}, ApiGroups: []string{""}, Resources: []string{"pods"}}}},
 		&rbacv1.ClusterRole{Rules: []*rbacv1.PolicyRule{{Verbs: []string{"get"}, NonResourceUrls: []string{"/healthz"}}}},
 		&rbacv1.RoleBinding{RoleRef: &rbacv1.RoleRef{ApiGroup: RBACGroup, Kind: "Role", Name: "r"},
@@ -162,6 +167,28 @@ func TestOtherKinds(t *testing.T) {
 		{"event namespace", &corev1.Event{Metadata: &metav1.ObjectMeta{Namespace: "a"}, InvolvedObject: &corev1.ObjectReference{Namespace: "b"}}, []string{"involvedObject.namespace: Invalid value"}},
 		{"endpointslice", &discoveryv1.EndpointSlice{AddressType: "IPv4", Endpoints: []*discoveryv1.Endpoint{{Addresses: []string{"not-an-ip"}}, {}}},
 			[]string{"endpoints[0].addresses[0]: Invalid value", "endpoints[1].addresses: Required value"}},
+		{"endpoints subsets", &corev1.Endpoints{Subsets: []*corev1.EndpointSubset{
+			{Ports: []*corev1.EndpointPort{{Port: 80, Protocol: "TCP"}}},
+			{Addresses: []*corev1.EndpointAddress{{Ip: "10.244.1"}, {Ip: "127.0.0.1"}, {Ip: "0.0.0.0"}, {Ip: "169.254.169.254"}, {Ip: "10.244.1.2", Hostname: "Web_1", NodeName: proto.String("Worker..1")}},
+				NotReadyAddresses: []*corev1.EndpointAddress{{Ip: "fe80::1"}, {Ip: "224.0.0.251"}},
+				Ports:             []*corev1.EndpointPort{{Name: "http", Port: 0, Protocol: "TCP"}, {Port: 65536, Protocol: "ICMP"}, {Name: "x", Port: 81, AppProtocol: proto.String("not a name")}}},
+		}}, []string{
+			"subsets[0]: Required value",
+			"subsets[1].addresses[0].ip: Invalid value",
+			"subsets[1].addresses[1].ip: Invalid value",
+			"subsets[1].addresses[2].ip: Invalid value",
+			"subsets[1].addresses[3].ip: Invalid value",
+			"subsets[1].addresses[4].hostname: Invalid value",
+			"subsets[1].addresses[4].nodeName: Invalid value",
+			"subsets[1].notReadyAddresses[0].ip: Invalid value",
+			"subsets[1].notReadyAddresses[1].ip: Invalid value",
+			"subsets[1].ports[0].port: Invalid value",
+			"subsets[1].ports[1].name: Required value",
+			"subsets[1].ports[1].port: Invalid value",
+			"subsets[1].ports[1].protocol: Unsupported value",
+			"subsets[1].ports[2].protocol: Required value",
+			"subsets[1].ports[2].appProtocol: Invalid value",
+		}},
 		{"role rules", &rbacv1.Role{Rules: []*rbacv1.PolicyRule{{Resources: []string{"pods"}}, {Verbs: []string{"get"}, NonResourceUrls: []string{"/x"}}}},
 			[]string{"rules[0].verbs: Required value", "rules[0].apiGroups: Required value", "rules[1].nonResourceURLs: Invalid value"}},
 		{"binding", &rbacv1.ClusterRoleBinding{RoleRef: &rbacv1.RoleRef{Kind: "Role", Name: "r"}, Subjects: []*rbacv1.Subject{{Kind: "Robot", Name: "x"}, {Kind: "ServiceAccount", Name: "sa"}}},
@@ -222,4 +249,20 @@ func TestUpdateRules(t *testing.T) {
 	svc2 := proto.Clone(svc).(*corev1.Service)
 	svc2.Spec.ClusterIp = "10.96.0.11"
 	expectFields(t, ValidateKindUpdate(svc2, svc), "spec.clusterIP: Invalid value")
+}
+
+func TestEndpointIPMessagesNameTheRange(t *testing.T) {
+	for ip, want := range map[string]string{
+		"127.0.0.1":       "may not be in the loopback range (127.0.0.0/8, ::1/128)",
+		"::":              "may not be unspecified (::)",
+		"169.254.169.254": "may not be in the link-local range (169.254.0.0/16, fe80::/10)",
+		"ff02::fb":        "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)",
+		"10.244.1":        "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+	} {
+		e := &corev1.Endpoints{Subsets: []*corev1.EndpointSubset{{Addresses: []*corev1.EndpointAddress{{Ip: ip}}}}}
+		errs := ValidateKind(e)
+		if len(errs) != 1 || errs[0].Detail != want || errs[0].Field != "subsets[0].addresses[0].ip" {
+			t.Errorf("%s: %v, want %q", ip, errs, want)
+		}
+	}
 }

@@ -46,6 +46,7 @@ var Kinds = []Kind{
 	kindOf[*corev1.Node](),
 	kindOf[*corev1.Namespace](),
 	kindOf[*corev1.Service](),
+	kindOf[*corev1.Endpoints](),
 	kindOf[*corev1.Event](),
 	kindOf[*corev1.ConfigMap](),
 	kindOf[*corev1.Secret](),

@@ -71,6 +71,14 @@ func Apply(obj object.Object) {
 		subjects(o.Subjects)
 	case *rbacv1.ClusterRoleBinding:
 		subjects(o.Subjects)
+	case *corev1.Endpoints:
+		for _, ss := range o.Subsets {
+			for _, p := range ss.Ports {
+				if p.Protocol == "" {
+					p.Protocol = "TCP"
+				}
+			}
+		}
 	case *discoveryv1.EndpointSlice:
 		for _, p := range o.Ports {
 			if p.Protocol == nil {

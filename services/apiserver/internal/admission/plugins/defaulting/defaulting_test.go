@@ -2,6 +2,7 @@ package defaulting
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -126,6 +127,23 @@ func TestReplicaSetAndServiceDefaults(t *testing.T) {
 	if svc.Spec.Type != "ClusterIP" || svc.Spec.SessionAffinity != "None" || p.Protocol != "TCP" ||
 		p.GetTargetPort().GetIntVal() != 80 || svc.Spec.GetInternalTrafficPolicy() != "Cluster" {
 		t.Errorf("service defaults: %v", svc.Spec)
+	}
+}
+
+func TestEndpointsPortsDefaultToTCP(t *testing.T) {
+	ep := &corev1.Endpoints{Subsets: []*corev1.EndpointSubset{
+		{Ports: []*corev1.EndpointPort{{Port: 80}, {Port: 53, Protocol: "UDP"}}},
+		{Ports: []*corev1.EndpointPort{{Port: 8080}}},
+	}}
+	Apply(ep)
+	var got []string
+	for _, ss := range ep.Subsets {
+		for _, p := range ss.Ports {
+			got = append(got, p.Protocol)
+		}
+	}
+	if fmt.Sprint(got) != "[TCP UDP TCP]" {
+		t.Errorf("protocols = %v, want [TCP UDP TCP]", got)
 	}
 }
 
