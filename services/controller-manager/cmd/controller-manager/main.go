@@ -1,7 +1,7 @@
 // Command controller-manager runs podline's controllers (deployment,
-// replicaset, garbagecollector, endpointslice, nodelifecycle, namespace,
-// serviceaccount, root-ca-cert-publisher, resourcequota) against the
-// apiserver, behind leader election on the Lease
+// replicaset, garbagecollector, endpointslice, endpoints, nodelifecycle,
+// namespace, serviceaccount, root-ca-cert-publisher, resourcequota) against
+// the apiserver, behind leader election on the Lease
 // kube-system/kube-controller-manager.
 package main
 
@@ -28,6 +28,7 @@ import (
 	"podline.dev/services/controller-manager/internal/app"
 	"podline.dev/services/controller-manager/internal/controller"
 	"podline.dev/services/controller-manager/internal/controller/deployment"
+	"podline.dev/services/controller-manager/internal/controller/endpoints"
 	"podline.dev/services/controller-manager/internal/controller/endpointslice"
 	"podline.dev/services/controller-manager/internal/controller/garbagecollector"
 	"podline.dev/services/controller-manager/internal/controller/namespace"
@@ -62,6 +63,7 @@ func main() {
 		replicaset.Name:       "concurrent-replicaset-syncs",
 		garbagecollector.Name: "concurrent-gc-syncs",
 		endpointslice.Name:    "concurrent-service-endpoint-syncs",
+		endpoints.Name:        "concurrent-endpoint-syncs",
 		namespace.Name:        "concurrent-namespace-syncs",
 		nodelifecycle.Name:    "concurrent-node-eviction-syncs",
 		resourcequota.Name:    "concurrent-resource-quota-syncs",

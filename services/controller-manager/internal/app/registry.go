@@ -6,6 +6,7 @@ import (
 	"podline.dev/pkg/client/record"
 	"podline.dev/services/controller-manager/internal/controller"
 	"podline.dev/services/controller-manager/internal/controller/deployment"
+	"podline.dev/services/controller-manager/internal/controller/endpoints"
 	"podline.dev/services/controller-manager/internal/controller/endpointslice"
 	"podline.dev/services/controller-manager/internal/controller/garbagecollector"
 	"podline.dev/services/controller-manager/internal/controller/namespace"
@@ -32,6 +33,7 @@ var (
 	_ Runnable                 = (*replicaset.Controller)(nil)
 	_ Runnable                 = (*garbagecollector.Controller)(nil)
 	_ Runnable                 = (*endpointslice.Controller)(nil)
+	_ Runnable                 = (*endpoints.Controller)(nil)
 	_ Runnable                 = (*nodelifecycle.Controller)(nil)
 	_ Runnable                 = (*namespace.Controller)(nil)
 	_ Runnable                 = (*serviceaccount.Controller)(nil)
@@ -46,6 +48,7 @@ var Registry = map[string]Factory{
 	replicaset.Name:       func(c *controller.Context) (Runnable, error) { return replicaset.New(c) },
 	garbagecollector.Name: func(c *controller.Context) (Runnable, error) { return garbagecollector.New(c) },
 	endpointslice.Name:    func(c *controller.Context) (Runnable, error) { return endpointslice.New(c) },
+	endpoints.Name:        func(c *controller.Context) (Runnable, error) { return endpoints.New(c) },
 	nodelifecycle.Name:    func(c *controller.Context) (Runnable, error) { return nodelifecycle.New(c) },
 	namespace.Name:        func(c *controller.Context) (Runnable, error) { return namespace.New(c) },
 	serviceaccount.Name:   func(c *controller.Context) (Runnable, error) { return serviceaccount.New(c) },
@@ -65,6 +68,7 @@ func DefaultWorkers() map[string]int {
 		replicaset.Name:       5,  // --concurrent-replicaset-syncs
 		garbagecollector.Name: 20, // --concurrent-gc-syncs
 		endpointslice.Name:    5,  // --concurrent-service-endpoint-syncs
+		endpoints.Name:        5,  // --concurrent-endpoint-syncs
 		nodelifecycle.Name:    1,  // the eviction queue
 		namespace.Name:        10, // --concurrent-namespace-syncs
 		serviceaccount.Name:   1,  // as kube-controller-manager runs it

@@ -19,6 +19,7 @@ import (
 	discoveryv1 "podline.dev/proto/discovery/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/controller-manager/internal/controller"
+	"podline.dev/services/controller-manager/internal/controller/backends"
 )
 
 // Name is the controller's name in --controllers.
@@ -92,38 +93,8 @@ func (ec *Controller) Run(ctx context.Context, workers int) error {
 
 // podChanged enqueues the Services whose selector matches the pod before or after.
 func (ec *Controller) podChanged(oldObj, newObj object.Object) {
-	var ns string
-	var sets []labels.Set
-	for _, o := range []object.Object{oldObj, newObj} {
-		if o == nil {
-			continue
-		}
-		pod, ok := cache.As[*corev1.Pod](o)
-		if !ok {
-			continue
-		}
-		ns = pod.GetMetadata().GetNamespace()
-		sets = append(sets, pod.GetMetadata().GetLabels())
-	}
-	if len(sets) == 0 {
-		return
-	}
-	svcs, err := ec.svcLister.Namespace(ns).List(nil)
-	if err != nil {
-		return
-	}
-	for _, svc := range svcs {
-		sel := svc.GetSpec().GetSelector()
-		if len(sel) == 0 {
-			continue
-		}
-		s := labels.SelectorFromSet(sel)
-		for _, set := range sets {
-			if s.Matches(set) {
-				controller.Enqueue(ec.queue, svc)
-				break
-			}
-		}
+	for _, svc := range backends.ServicesOf(ec.svcLister, oldObj, newObj) {
+		controller.Enqueue(ec.queue, svc)
 	}
 }
 
@@ -152,13 +123,13 @@ func (ec *Controller) Sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	if len(svc.GetSpec().GetSelector()) == 0 || svc.GetSpec().GetType() == "ExternalName" {
+	if !backends.Managed(svc) {
 		return nil
 	}
 	ctx, span := telemetry.StartFromObject(ctx, svc, Component, "endpointslice.sync")
 	defer span.End()
 
-	pods, err := ec.podLister.Namespace(ns).List(labels.SelectorFromSet(svc.GetSpec().GetSelector()))
+	pods, err := ec.podLister.Namespace(ns).List(backends.Selector(svc))
 	if err != nil {
 		return err
 	}

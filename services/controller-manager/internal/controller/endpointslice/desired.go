@@ -10,7 +10,7 @@ import (
 
 	corev1 "podline.dev/proto/core/v1"
 	discoveryv1 "podline.dev/proto/discovery/v1"
-	"podline.dev/services/controller-manager/internal/controller"
+	"podline.dev/services/controller-manager/internal/controller/backends"
 )
 
 // Labels on every slice the controller manages.
@@ -44,10 +44,10 @@ func desiredGroups(svc *corev1.Service, pods []*corev1.Pod) []group {
 	byKey := map[string]*group{}
 	var keys []string
 	for _, pod := range pods {
-		if !shouldBeEndpoint(pod) {
+		if !backends.Include(pod) {
 			continue
 		}
-		ports := endpointPorts(svc, pod)
+		ports := endpointPorts(backends.Ports(svc, pod))
 		ip := pod.GetStatus().GetPodIp()
 		addressType := "IPv4"
 		if strings.Contains(ip, ":") {
@@ -77,84 +77,30 @@ func desiredGroups(svc *corev1.Service, pods []*corev1.Pod) []group {
 	return out
 }
 
-// shouldBeEndpoint: the pod has an IP and has not finished.
-func shouldBeEndpoint(pod *corev1.Pod) bool {
-	if pod.GetStatus().GetPodIp() == "" {
-		return false
-	}
-	switch pod.GetStatus().GetPhase() {
-	case controller.PodSucceeded, controller.PodFailed:
-		return false
-	}
-	return true
-}
-
 func endpointFor(svc *corev1.Service, pod *corev1.Pod) *discoveryv1.Endpoint {
-	serving := controller.IsPodReady(pod)
-	terminating := pod.GetMetadata().GetDeletionTimestamp() != nil
-	ready := svc.GetSpec().GetPublishNotReadyAddresses() || (serving && !terminating)
+	st := backends.StateOf(svc, pod)
 	ep := &discoveryv1.Endpoint{
 		Addresses:  []string{pod.GetStatus().GetPodIp()},
-		Conditions: &discoveryv1.EndpointConditions{Ready: proto.Bool(ready), Serving: proto.Bool(serving), Terminating: proto.Bool(terminating)},
-		TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: pod.GetMetadata().GetNamespace(),
-			Name: pod.GetMetadata().GetName(), Uid: pod.GetMetadata().GetUid()},
+		Conditions: &discoveryv1.EndpointConditions{Ready: proto.Bool(st.Ready), Serving: proto.Bool(st.Serving), Terminating: proto.Bool(st.Terminating)},
+		TargetRef:  backends.TargetRef(pod),
 	}
 	if n := pod.GetSpec().GetNodeName(); n != "" {
 		ep.NodeName = proto.String(n)
 	}
-	if h := pod.GetSpec().GetHostname(); h != "" && pod.GetSpec().GetSubdomain() == svc.GetMetadata().GetName() && svc.GetSpec().GetClusterIp() == "None" {
+	if h := backends.Hostname(svc, pod); h != "" {
 		ep.Hostname = proto.String(h)
 	}
 	return ep
 }
 
-// endpointPorts resolves each Service port in pod; a named targetPort the
-// pod does not have leaves that port out.
-func endpointPorts(svc *corev1.Service, pod *corev1.Pod) []*discoveryv1.EndpointPort {
+// endpointPorts are a pod's resolved Service ports as a slice lists them.
+func endpointPorts(ports []backends.Port) []*discoveryv1.EndpointPort {
 	var out []*discoveryv1.EndpointPort
-	for _, sp := range svc.GetSpec().GetPorts() {
-		port, ok := findPort(pod, sp)
-		if !ok {
-			continue
-		}
-		protocol := sp.GetProtocol()
-		if protocol == "" {
-			protocol = "TCP"
-		}
-		ep := &discoveryv1.EndpointPort{Name: proto.String(sp.GetName()), Protocol: proto.String(protocol), Port: proto.Int32(port)}
-		if sp.AppProtocol != nil {
-			ep.AppProtocol = proto.String(sp.GetAppProtocol())
-		}
-		out = append(out, ep)
+	for _, p := range ports {
+		out = append(out, &discoveryv1.EndpointPort{Name: proto.String(p.Name), Protocol: proto.String(p.Protocol),
+			Port: proto.Int32(p.Port), AppProtocol: p.AppProtocol})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
 	return out
-}
-
-func findPort(pod *corev1.Pod, sp *corev1.ServicePort) (int32, bool) {
-	tp := sp.GetTargetPort()
-	if tp.GetType() == 1 {
-		protocol := sp.GetProtocol()
-		if protocol == "" {
-			protocol = "TCP"
-		}
-		for _, c := range pod.GetSpec().GetContainers() {
-			for _, p := range c.GetPorts() {
-				pp := p.GetProtocol()
-				if pp == "" {
-					pp = "TCP"
-				}
-				if p.GetName() == tp.GetStrVal() && pp == protocol {
-					return p.GetContainerPort(), true
-				}
-			}
-		}
-		return 0, false
-	}
-	if tp.GetIntVal() != 0 {
-		return tp.GetIntVal(), true
-	}
-	return sp.GetPort(), true
 }
 
 // chunk splits endpoints into slices of at most n.

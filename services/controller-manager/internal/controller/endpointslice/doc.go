@@ -8,6 +8,8 @@
 // listed as not ready (unless publishNotReadyAddresses), Pods without an
 // IP or finished are left out, endpoints with the same ports share slices
 // of at most 100, and a Service with no endpoints keeps one empty
-// placeholder slice. desired.go computes the slices a Service should have
-// (pure); controller.go reconciles them with the ones that exist.
+// placeholder slice. Which Pods back a Service, and on which ports, is
+// package backends, shared with the endpoints controller. desired.go
+// computes the slices a Service should have (pure); controller.go
+// reconciles them with the ones that exist.
 package endpointslice
