@@ -2,11 +2,16 @@ package client
 
 import (
 	"context"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	_ "google.golang.org/grpc/health" // client-side health checks of the replicas (WatchEndpointServiceConfig)
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -15,9 +20,28 @@ import (
 
 // WatchEndpointServiceConfig is the service config for a connection to a
 // watch endpoint: calls go round robin over every address the endpoint's
-// name resolves to (the watchcache replicas behind one DNS name), so one
-// replica that dies or is not ready leaves the others.
-const WatchEndpointServiceConfig = `{"loadBalancingConfig":[{"round_robin":{}}]}`
+// name resolves to (the watchcache replicas behind one DNS name), only to
+// the replicas whose grpc.health.v1 status is SERVING, so one replica
+// that dies or is not ready leaves the others; with none left, calls fail
+// at once with Unavailable and WithWatchEndpoint falls back.
+const WatchEndpointServiceConfig = `{"loadBalancingConfig":[{"round_robin":{}}],"healthCheckConfig":{"serviceName":""}}`
+
+// Default backoff of WithWatchEndpoint; see WithReturnBackoff.
+const (
+	DefaultReturnBackoff    = time.Second
+	DefaultMaxReturnBackoff = time.Minute
+)
+
+// WatchEndpointOption configures WithWatchEndpoint.
+type WatchEndpointOption func(*splitConn)
+
+// WithReturnBackoff sets how long reads stay on the apiserver after the
+// watch endpoint failed: initial after a first failure, doubled after
+// each further one up to max, each stretched by up to a fifth at random
+// so that many clients do not come back in step.
+func WithReturnBackoff(initial, max time.Duration) WatchEndpointOption {
+	return func(c *splitConn) { c.initial, c.max = initial, max }
+}
 
 // WithWatchEndpoint returns a connection that sends every List and Watch
 // to watch (the watchcache replicas) and every other call to api. A List
@@ -26,11 +50,30 @@ const WatchEndpointServiceConfig = `{"loadBalancingConfig":[{"round_robin":{}}]}
 // revisions are etcd's either way, so a list from one and a watch from the
 // other fit together. Informers built on the returned connection (through
 // ListWatch) list and watch through the replicas and write to api.
-func WithWatchEndpoint(api, watch grpc.ClientConnInterface) grpc.ClientConnInterface {
-	return &splitConn{api: api, watch: watch}
+//
+// After a failure of the replicas (including a watch they end with 503
+// when they lose their feed) reads go straight to api for a backoff
+// (WithReturnBackoff). When it is over, a watch that fell back to api
+// ends cleanly, so its client watches again from the last resourceVersion
+// it saw — through the replicas if they serve again, on api for a longer
+// backoff if not. Nothing is missed or seen twice: each watch resumes
+// where its client left off.
+func WithWatchEndpoint(api, watch grpc.ClientConnInterface, opts ...WatchEndpointOption) grpc.ClientConnInterface {
+	c := &splitConn{api: api, watch: watch, initial: DefaultReturnBackoff, max: DefaultMaxReturnBackoff}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
-type splitConn struct{ api, watch grpc.ClientConnInterface }
+type splitConn struct {
+	api, watch   grpc.ClientConnInterface
+	initial, max time.Duration
+
+	mu      sync.Mutex
+	backoff time.Duration // 0 while the replicas answer
+	until   time.Time     // reads go to api until then
+}
 
 var _ grpc.ClientConnInterface = (*splitConn)(nil)
 
@@ -41,11 +84,46 @@ func isRead(method string) bool {
 // fallsBack reports whether a replica's answer sends the call to api.
 func fallsBack(err error) bool { return err != nil && status.Code(err) == codes.Unavailable }
 
+// useReplicas reports whether a read may try the replicas now.
+func (c *splitConn) useReplicas() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !time.Now().Before(c.until)
+}
+
+// failed starts or lengthens the backoff. Failures of calls made before
+// the current backoff began (many watches that end together) count once.
+func (c *splitConn) failed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	if now.Before(c.until) {
+		return
+	}
+	c.backoff = min(max(c.backoff*2, c.initial), c.max)
+	c.until = now.Add(c.backoff + time.Duration(rand.Float64()*float64(c.backoff)/5))
+}
+
+func (c *splitConn) succeeded() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.backoff, c.until = 0, time.Time{}
+}
+
+func (c *splitConn) returnAt() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.until
+}
+
 func (c *splitConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
-	if isRead(method) {
-		if err := c.watch.Invoke(ctx, method, args, reply, opts...); !fallsBack(err) {
+	if isRead(method) && c.useReplicas() {
+		err := c.watch.Invoke(ctx, method, args, reply, opts...)
+		if !fallsBack(err) {
+			c.succeeded()
 			return err
 		}
+		c.failed()
 	}
 	return c.api.Invoke(ctx, method, args, reply, opts...)
 }
@@ -54,46 +132,91 @@ func (c *splitConn) NewStream(ctx context.Context, desc *grpc.StreamDesc, method
 	if !isRead(method) {
 		return c.api.NewStream(ctx, desc, method, opts...)
 	}
+	if !c.useReplicas() {
+		return c.fallbackStream(ctx, desc, method, opts...)
+	}
 	s, err := c.watch.NewStream(ctx, desc, method, opts...)
 	if fallsBack(err) {
-		return c.api.NewStream(ctx, desc, method, opts...)
+		c.failed()
+		return c.fallbackStream(ctx, desc, method, opts...)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &fallbackStream{ClientStream: s, ctx: ctx, desc: desc, method: method, opts: opts, api: c.api}, nil
+	return &replicaStream{ClientStream: s, ctx: ctx, desc: desc, method: method, opts: opts, conn: c}, nil
 }
 
-// fallbackStream is a watch on a replica that moves to api when the
+// fallbackStream opens the watch on api, to end cleanly when the backoff
+// is over (but not sooner than the initial backoff from now), so that its
+// client comes back to the replicas.
+func (c *splitConn) fallbackStream(ctx context.Context, desc *grpc.StreamDesc, method string, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	sctx, cancel := context.WithCancel(ctx)
+	s, err := c.api.NewStream(sctx, desc, method, opts...)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	r := &recalledStream{ClientStream: s, cancel: cancel}
+	r.timer = time.AfterFunc(max(time.Until(c.returnAt()), c.initial), func() {
+		r.recalled.Store(true)
+		cancel()
+	})
+	return r, nil
+}
+
+// recalledStream is a watch on api that ends with io.EOF, as a watch
+// whose timeout passed, once its time is up.
+type recalledStream struct {
+	grpc.ClientStream
+	cancel   context.CancelFunc
+	timer    *time.Timer
+	recalled atomic.Bool
+}
+
+func (r *recalledStream) RecvMsg(m any) error {
+	err := r.ClientStream.RecvMsg(m)
+	if err == nil {
+		return nil
+	}
+	r.timer.Stop()
+	r.cancel()
+	if r.recalled.Load() {
+		return io.EOF
+	}
+	return err
+}
+
+// replicaStream is a watch on a replica that moves to api when the
 // replica refuses it before it opens (a replica that is not ready answers
 // 503 without headers). Its requests are kept until then, to send again.
-type fallbackStream struct {
+type replicaStream struct {
 	grpc.ClientStream
 	ctx    context.Context
 	desc   *grpc.StreamDesc
 	method string
 	opts   []grpc.CallOption
-	api    grpc.ClientConnInterface
+	conn   *splitConn
 
 	once    sync.Once
 	sent    []any
 	closed  bool
+	replica bool   // the replica took the watch
 	pending []byte // a message read while looking at the replica's answer
 	err     error  // the replica's answer, when it was an error to keep
 }
 
-func (f *fallbackStream) SendMsg(m any) error {
+func (f *replicaStream) SendMsg(m any) error {
 	f.sent = append(f.sent, m)
 	return f.ClientStream.SendMsg(m)
 }
 
-func (f *fallbackStream) CloseSend() error {
+func (f *replicaStream) CloseSend() error {
 	f.closed = true
 	return f.ClientStream.CloseSend()
 }
 
 // Header decides, once, whether the replica took the watch.
-func (f *fallbackStream) Header() (metadata.MD, error) {
+func (f *replicaStream) Header() (metadata.MD, error) {
 	var md metadata.MD
 	var err error
 	f.once.Do(func() { md, err = f.decide() })
@@ -103,15 +226,18 @@ func (f *fallbackStream) Header() (metadata.MD, error) {
 	return f.ClientStream.Header()
 }
 
-func (f *fallbackStream) decide() (metadata.MD, error) {
+func (f *replicaStream) decide() (metadata.MD, error) {
 	md, err := f.ClientStream.Header()
 	if err == nil && len(md) > 0 {
+		f.replica = true
+		f.conn.succeeded()
 		return md, nil
 	}
 	if err == nil {
 		// Ended without headers: its status says why.
 		probe := &emptypb.Empty{}
 		if err = f.ClientStream.RecvMsg(probe); err == nil {
+			f.replica = true
 			f.pending = probe.ProtoReflect().GetUnknown()
 			return md, nil
 		}
@@ -120,7 +246,8 @@ func (f *fallbackStream) decide() (metadata.MD, error) {
 		f.err = err // RecvMsg returns it, as a stream that ended does
 		return md, nil
 	}
-	s, err := f.api.NewStream(f.ctx, f.desc, f.method, f.opts...)
+	f.conn.failed()
+	s, err := f.conn.fallbackStream(f.ctx, f.desc, f.method, f.opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +265,7 @@ func (f *fallbackStream) decide() (metadata.MD, error) {
 	return s.Header()
 }
 
-func (f *fallbackStream) RecvMsg(m any) error {
+func (f *replicaStream) RecvMsg(m any) error {
 	f.once.Do(func() {
 		if _, err := f.decide(); err != nil {
 			f.err = err
@@ -152,12 +279,19 @@ func (f *fallbackStream) RecvMsg(m any) error {
 		f.pending = nil
 		return proto.Unmarshal(b, m.(proto.Message))
 	}
-	return f.ClientStream.RecvMsg(m)
+	err := f.ClientStream.RecvMsg(m)
+	if f.replica && fallsBack(err) {
+		// The replica stopped serving (it lost its feed): the client's
+		// next watch goes to api at once.
+		f.conn.failed()
+	}
+	return err
 }
 
 // DialWatchEndpoint connects to the watchcache replicas at target
-// (host:port): every address the name resolves to, round robin. opts are
-// the caller's usual dial options (credentials, stats handler).
+// (host:port): every address the name resolves to, round robin, healthy
+// ones only. opts are the caller's usual dial options (credentials, stats
+// handler).
 func DialWatchEndpoint(target string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 	opts = append(opts, grpc.WithDefaultServiceConfig(WatchEndpointServiceConfig),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxListBytes)))

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
+	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/watch"
 	"podline.dev/pkg/watchcache"
@@ -39,8 +40,16 @@ type runningReplica struct {
 // startReplica runs a replica in-process until stop or the test ends.
 func startReplica(t *testing.T, natsURL string, api *apiservertest.Server, opts ...watchcache.Option) *runningReplica {
 	t.Helper()
-	r, err := replica.New(replica.Config{NATSURL: natsURL, Apiserver: api.Conn, WatchCache: opts,
-		Feed: []feed.Option{feed.WithFirstWait(500 * time.Millisecond)}, Name: t.Name()})
+	return startReplicaWith(t, natsURL, api, replica.Config{WatchCache: opts})
+}
+
+// startReplicaWith runs a replica of cfg, with natsURL, api and short
+// timers filled in.
+func startReplicaWith(t *testing.T, natsURL string, api *apiservertest.Server, cfg replica.Config) *runningReplica {
+	t.Helper()
+	cfg.NATSURL, cfg.Apiserver, cfg.Name = natsURL, api.Conn, t.Name()
+	cfg.Feed = append([]feed.Option{feed.WithFirstWait(500 * time.Millisecond)}, cfg.Feed...)
+	r, err := replica.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +74,18 @@ func startReplica(t *testing.T, natsURL string, api *apiservertest.Server, opts 
 		t.Fatalf("replica not ready: %v", err)
 	}
 	return &runningReplica{Replica: r, Conn: conn, stop: stop}
+}
+
+// startAPI readies a test apiserver for pods in "default": its
+// ServiceAccount "default", which the namespace's controller would make
+// and without which admission refuses a pod.
+func startAPI(t *testing.T, api *apiservertest.Server) *apiservertest.Server {
+	t.Helper()
+	sa := &corev1.ServiceAccount{Metadata: &metav1.ObjectMeta{Name: "default", Namespace: "default"}}
+	if _, err := client.ServiceAccounts(api.Conn).Create(ctxFor(t), sa); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("default ServiceAccount: %v", err)
+	}
+	return api
 }
 
 func pod(name string, labels map[string]string) *corev1.Pod {

@@ -2,15 +2,13 @@ package test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,101 +17,185 @@ import (
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
+	"podline.dev/pkg/clock"
+	"podline.dev/pkg/pki"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/apiservertest"
+	"podline.dev/services/watchcache/internal/authorize"
 	"podline.dev/services/watchcache/internal/replica"
 )
 
-// testCA issues certificates for one test.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pool *x509.CertPool
+// counting counts the reviews that reach the apiserver.
+type counting struct {
+	next  authorize.Authorizer
+	calls atomic.Int64
 }
 
-func newCA(t *testing.T) *testCA {
+func (c *counting) Authorize(ctx context.Context, a authorize.Attributes) (authorize.Decision, error) {
+	c.calls.Add(1)
+	return c.next.Authorize(ctx, a)
+}
+
+// secureReplica is a replica as compose runs it: TLS with the serving
+// pair of `make certs`, client certificates of the cluster CA, each read
+// authorized by the apiserver with a SubjectAccessReview.
+type secureReplica struct {
+	addr    string
+	reviews *counting
+	r       *replica.Replica
+	api     *apiservertest.Server
+}
+
+func startSecureReplica(t *testing.T) *secureReplica {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return &testCA{cert: cert, key: key, pool: pool}
-}
-
-func (ca *testCA) issue(t *testing.T, subject pkix.Name, server bool) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: subject,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	if server {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-// A replica serving TLS with a client CA serves the components it admits
-// and refuses other users with 403.
-func TestReplicaServesAdmittedComponentsOverTLS(t *testing.T) {
-	ctx := ctxFor(t)
 	n := startNATS(t)
-	api := apiservertest.Start(t, apiservertest.WithNATS(n.URL))
-	ca := newCA(t)
-	serverTLS := &tls.Config{Certificates: []tls.Certificate{ca.issue(t, pkix.Name{CommonName: "watchcache"}, true)},
-		ClientCAs: ca.pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}
-	r, err := replica.New(replica.Config{NATSURL: n.URL, Apiserver: api.Conn, Name: "tls",
-		ServerOptions: []grpc.ServerOption{grpc.Creds(credentials.NewTLS(serverTLS))},
-		Access:        replica.Access{Users: []string{"system:kube-scheduler"}, Groups: []string{"system:nodes"}}})
+	api := startAPI(t, apiservertest.StartSecure(t, apiservertest.WithNATS(n.URL)))
+	dir := filepath.Join(api.PKI, pki.WatchcacheDir)
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "serving.crt"), filepath.Join(dir, "serving.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rctx, cancel := context.WithCancel(ctx)
+	ca, err := pki.LoadCertPool(filepath.Join(api.PKI, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := client.Credentials{CAFile: filepath.Join(api.PKI, "ca.crt"),
+		CertFile: filepath.Join(dir, "client.crt"), KeyFile: filepath.Join(dir, "client.key")}
+	reviews := &counting{next: &authorize.Review{URL: api.URL, Client: api.HTTPClientWith(t, self)}}
+	serverTLS := &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: ca,
+		ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}
+	r, err := replica.New(replica.Config{NATSURL: n.URL, Apiserver: api.Dial(t, self), Name: "tls",
+		ServerOptions: []grpc.ServerOption{grpc.Creds(credentials.NewTLS(serverTLS))},
+		Authorizer:    authorize.NewCached(reviews, time.Minute, clock.Real{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	defer func() { cancel(); wg.Wait() }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wg.Go(func() { r.Run(rctx) })
-	wg.Go(func() { _ = r.ServeGRPC(rctx, lis) })
-	if err := r.WaitReady(rctx); err != nil {
+	wg.Go(func() { r.Run(ctx) })
+	wg.Go(func() { _ = r.ServeGRPC(ctx, lis) })
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	if err := r.WaitReady(wctx); err != nil {
 		t.Fatal(err)
 	}
-	dial := func(subject pkix.Name) *grpc.ClientConn {
-		cfg := &tls.Config{RootCAs: ca.pool, Certificates: []tls.Certificate{ca.issue(t, subject, false)}, MinVersion: tls.VersionTLS12}
-		c, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Close() })
-		return c
-	}
+	return &secureReplica{addr: lis.Addr().String(), reviews: reviews, r: r, api: api}
+}
 
-	kubelet := client.Pods(dial(pkix.Name{CommonName: "system:node:worker-1", Organization: []string{"system:nodes"}}))
-	w, err := kubelet.Watch(ctx, &metav1.ListRequest{})
+func (s *secureReplica) dial(t *testing.T, c client.Credentials) *grpc.ClientConn {
+	t.Helper()
+	return s.api.DialAddr(t, s.addr, c)
+}
+
+// Each List and Watch through a replica is authorized as the apiserver
+// authorizes it: a kubelet watches the pods of its own node and no others
+// (the Node authorizer's field selector rule), a user without RBAC is
+// refused, and the 403 reads as the apiserver's own for the same request.
+// Decisions are kept: the same watch again costs no review.
+func TestReplicaAuthorizesEachReadAsTheApiserver(t *testing.T) {
+	ctx := ctxFor(t)
+	s := startSecureReplica(t)
+	node1 := s.api.NodeCredentials("node-1")
+	jane := s.api.Credentials(t, "jane", "developers")
+
+	viaReplica := client.Pods(s.dial(t, node1))
+	own := &metav1.ListRequest{FieldSelector: "spec.nodeName=node-1"}
+	w, err := viaReplica.Watch(ctx, own)
 	if err != nil {
-		t.Fatalf("a node's watch through the replica: %v", err)
+		t.Fatalf("node-1 watches its own pods through the replica: %v", err)
 	}
 	w.Stop()
-	if _, _, err := client.Secrets(dial(pkix.Name{CommonName: "jane"})).List(ctx, &metav1.ListRequest{}); !apierrors.IsForbidden(err) {
-		t.Errorf("jane lists secrets through the replica: err = %v, want 403", err)
+	before := s.reviews.calls.Load()
+	if w, err = viaReplica.Watch(ctx, own); err != nil {
+		t.Fatalf("node-1's second watch: %v", err)
+	}
+	w.Stop()
+	if _, _, err := viaReplica.List(ctx, &metav1.ListRequest{FieldSelector: "spec.nodeName=node-1", ResourceVersion: "0"}); err != nil {
+		t.Fatalf("node-1 lists its own pods through the replica: %v", err)
+	}
+	if got := s.reviews.calls.Load() - before; got != 1 {
+		t.Errorf("a repeated watch and a list cost %d reviews, want 1 (the list's)", got)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		creds client.Credentials
+		call  func(conn *grpc.ClientConn) error
+	}{
+		{"node-1 watches every pod", node1, func(c *grpc.ClientConn) error {
+			_, err := client.Pods(c).Watch(ctx, &metav1.ListRequest{})
+			return err
+		}},
+		{"node-1 watches node-2's pods", node1, func(c *grpc.ClientConn) error {
+			_, err := client.Pods(c).Watch(ctx, &metav1.ListRequest{FieldSelector: "spec.nodeName=node-2"})
+			return err
+		}},
+		{"jane lists secrets in default", jane, func(c *grpc.ClientConn) error {
+			_, _, err := client.Secrets(c).List(ctx, &metav1.ListRequest{Namespace: "default"})
+			return err
+		}},
+		{"jane watches deployments", jane, func(c *grpc.ClientConn) error {
+			_, err := client.Deployments(c).Watch(ctx, &metav1.ListRequest{})
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			replicaErr := tc.call(s.dial(t, tc.creds))
+			directErr := tc.call(s.api.Dial(t, tc.creds))
+			if !apierrors.IsForbidden(replicaErr) || !apierrors.IsForbidden(directErr) {
+				t.Fatalf("replica: %v; apiserver: %v; want 403 from both", replicaErr, directErr)
+			}
+			if r, d := apierrors.FromError(replicaErr).Status().GetMessage(), apierrors.FromError(directErr).Status().GetMessage(); r != d {
+				t.Errorf("403 message\nreplica:   %s\napiserver: %s", r, d)
+			}
+		})
+	}
+}
+
+// /metrics and /debug/pprof/ answer a client the apiserver allows to get
+// them (an administrator), not a kubelet or an anonymous client; the
+// health paths answer anyone.
+func TestReplicaMetricsNeedAnAuthorizedClient(t *testing.T) {
+	s := startSecureReplica(t)
+	dir := filepath.Join(s.api.PKI, pki.WatchcacheDir)
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "serving.crt"), filepath.Join(dir, "serving.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := pki.LoadCertPool(filepath.Join(s.api.PKI, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(s.r.MetricsHandler())
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: ca, ClientAuth: tls.VerifyClientCertIfGiven, MinVersion: tls.VersionTLS12}
+	srv.StartTLS()
+	defer srv.Close()
+	admin := client.Credentials{Kubeconfig: filepath.Join(s.api.PKI, "kubeconfig")}
+	anonymous := client.Credentials{CAFile: filepath.Join(s.api.PKI, "ca.crt")}
+	for _, tc := range []struct {
+		name  string
+		creds client.Credentials
+		path  string
+		want  int
+	}{
+		{"admin metrics", admin, "/metrics", http.StatusOK},
+		{"admin pprof", admin, "/debug/pprof/", http.StatusOK},
+		{"kubelet metrics", s.api.NodeCredentials("node-1"), "/metrics", http.StatusForbidden},
+		{"anonymous metrics", anonymous, "/metrics", http.StatusUnauthorized},
+		{"anonymous readyz", anonymous, "/readyz", http.StatusOK},
+	} {
+		resp, err := s.api.HTTPClientWith(t, tc.creds).Get(srv.URL + tc.path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"log/slog"
@@ -31,7 +32,8 @@ func main() {
 		natsURL   = flag.String("nats-url", "nats://127.0.0.1:4222", "NATS server holding the apiserver's watch stream")
 		apiserver = flag.String("apiserver", "127.0.0.1:6444", "the apiserver's gRPC address (host:port), for lists and gap backfills")
 		grpcAddr  = flag.String("grpc-address", "0.0.0.0:6444", "where to serve gRPC List and Watch")
-		httpAddr  = flag.String("http-address", "0.0.0.0:8080", "where to serve /healthz, /readyz and /metrics")
+		httpAddr  = flag.String("http-address", "", "where to serve /healthz, /livez and /readyz in plain HTTP (for a container healthcheck; none when empty)")
+		metrics   = flag.String("metrics-address", "127.0.0.1:10260", "where to serve /metrics and /debug/pprof/ (and the health paths): HTTPS with --tls-cert-file, to clients the apiserver authorizes when --client-ca-file is set; else plain HTTP, on loopback only")
 		name      = flag.String("name", hostname(), "this replica's name in NATS and logs")
 		otlp      = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
 		creds     client.Credentials
@@ -45,13 +47,17 @@ func main() {
 	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)).With("replica", *name))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *natsURL, *apiserver, *grpcAddr, *httpAddr, *name, *otlp, creds, serving); err != nil {
+	addrs := addresses{grpc: *grpcAddr, http: *httpAddr, metrics: *metrics}
+	if err := run(ctx, *natsURL, *apiserver, addrs, *name, *otlp, creds, serving); err != nil {
 		slog.Error("watchcache failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, natsURL, apiserver, grpcAddr, httpAddr, name, otlp string, creds client.Credentials, serving servingFlags) error {
+// addresses are where the replica listens.
+type addresses struct{ grpc, http, metrics string }
+
+func run(ctx context.Context, natsURL, apiserver string, addrs addresses, name, otlp string, creds client.Credentials, flags servingFlags) error {
 	shutdown, err := telemetry.Setup(ctx, "watchcache", otlp)
 	if err != nil {
 		return err
@@ -67,32 +73,55 @@ func run(ctx context.Context, natsURL, apiserver, grpcAddr, httpAddr, name, otlp
 		return err
 	}
 	defer conn.Close()
-	serverOpts, access, err := serving.options()
+	srv, err := flags.options(creds)
 	if err != nil {
 		return err
 	}
-	if serving.clientCA == "" {
+	if flags.clientCA == "" {
 		slog.Warn("serving without client authentication: every client on the network may read every object through this replica")
 	}
-	r, err := replica.New(replica.Config{NATSURL: natsURL, Apiserver: conn, Name: name, ServerOptions: serverOpts, Access: access})
-	if err != nil {
-		return err
-	}
-	glis, err := net.Listen("tcp", grpcAddr)
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{Addr: httpAddr, Handler: r.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); _ = hs.Close() }()
-	errc := make(chan error, 2)
-	go func() { errc <- r.ServeGRPC(ctx, glis) }()
-	go func() {
-		if err := hs.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
-			errc <- err
+	if srv.metricsTLS == nil {
+		if err := checkPlainMetrics(addrs.metrics); err != nil {
+			return err
 		}
-	}()
+	}
+	r, err := replica.New(replica.Config{NATSURL: natsURL, Apiserver: conn, Name: name, ServerOptions: srv.grpcOpts, Authorizer: srv.authorizer})
+	if err != nil {
+		return err
+	}
+	glis, err := net.Listen("tcp", addrs.grpc)
+	if err != nil {
+		return err
+	}
+	mlis, err := net.Listen("tcp", addrs.metrics)
+	if err != nil {
+		return err
+	}
+	if srv.metricsTLS != nil {
+		mlis = tls.NewListener(mlis, srv.metricsTLS)
+	}
+	servers := []*http.Server{{Handler: r.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second}}
+	listeners := []net.Listener{mlis}
+	if addrs.http != "" {
+		hlis, err := net.Listen("tcp", addrs.http)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, &http.Server{Handler: r.HealthHandler(), ReadHeaderTimeout: 10 * time.Second})
+		listeners = append(listeners, hlis)
+	}
+	errc := make(chan error, 1+len(servers))
+	go func() { errc <- r.ServeGRPC(ctx, glis) }()
+	for i, hs := range servers {
+		go func() { <-ctx.Done(); _ = hs.Close() }()
+		go func() {
+			if err := hs.Serve(listeners[i]); !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}()
+	}
 	go r.Run(ctx)
-	slog.Info("watchcache listening", "grpc", grpcAddr, "http", httpAddr, "nats", natsURL, "apiserver", apiserver)
+	slog.Info("watchcache listening", "grpc", addrs.grpc, "http", addrs.http, "metrics", addrs.metrics, "nats", natsURL, "apiserver", apiserver)
 	select {
 	case <-ctx.Done():
 		return nil

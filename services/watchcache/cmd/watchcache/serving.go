@@ -4,60 +4,89 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
-	"strings"
+	"net"
+	"net/http"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"podline.dev/pkg/client"
+	"podline.dev/pkg/clock"
 	"podline.dev/pkg/pki"
-	"podline.dev/services/watchcache/internal/replica"
+	"podline.dev/services/watchcache/internal/authorize"
 )
 
 // servingFlags say how the replica serves: TLS with its certificate, and
-// with a client CA, only to the components named.
+// with a client CA, each client authenticated by its certificate and
+// authorized by the apiserver.
 type servingFlags struct {
 	cert, key, clientCA string
-	users, groups       string
+	apiserverURL        string
+	authzTTL            time.Duration
 }
 
 func (f *servingFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&f.cert, "tls-cert-file", "", "serving certificate for gRPC (plain text when empty)")
+	fs.StringVar(&f.cert, "tls-cert-file", "", "serving certificate for gRPC and --metrics-address (plain text when empty)")
 	fs.StringVar(&f.key, "tls-private-key-file", "", "serving key")
-	fs.StringVar(&f.clientCA, "client-ca-file", "", "CA bundle that verifies client certificates (CN the user, O the groups); with it every client must present one")
-	fs.StringVar(&f.users, "authorized-users", "system:kube-controller-manager,system:kube-scheduler", "users served (with --client-ca-file): the replica does not evaluate RBAC, so only components that may read everything")
-	fs.StringVar(&f.groups, "authorized-groups", "system:masters,system:nodes", "groups served (with --client-ca-file)")
+	fs.StringVar(&f.clientCA, "client-ca-file", "", "CA bundle that verifies client certificates (CN the user, O the groups); with it every gRPC client must present one, and each List and Watch is authorized by the apiserver (--apiserver-url)")
+	fs.StringVar(&f.apiserverURL, "apiserver-url", "", "the apiserver's HTTPS address (https://apiserver:6443), asked with a SubjectAccessReview whether a client may read what it asks")
+	fs.DurationVar(&f.authzTTL, "authorization-cache-ttl", authorize.DefaultTTL, "how long the apiserver's decisions are kept, allowed and denied")
 }
 
-// options returns the gRPC server options and who is served.
-func (f servingFlags) options() ([]grpc.ServerOption, replica.Access, error) {
+// serving is what the flags make: the gRPC server's options, the metrics
+// listener's TLS (nil: plain) and who decides (nil: every client).
+type serving struct {
+	grpcOpts   []grpc.ServerOption
+	metricsTLS *tls.Config
+	authorizer authorize.Authorizer
+}
+
+func (f servingFlags) options(creds client.Credentials) (serving, error) {
 	if f.cert == "" {
 		if f.clientCA != "" {
-			return nil, replica.Access{}, fmt.Errorf("--client-ca-file needs --tls-cert-file")
+			return serving{}, fmt.Errorf("--client-ca-file needs --tls-cert-file")
 		}
-		return nil, replica.Access{}, nil
+		return serving{}, nil
 	}
 	pair, err := tls.LoadX509KeyPair(f.cert, f.key)
 	if err != nil {
-		return nil, replica.Access{}, err
+		return serving{}, err
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
-	var access replica.Access
+	out := serving{metricsTLS: cfg.Clone()}
 	if f.clientCA != "" {
-		if cfg.ClientCAs, err = pki.LoadCertPool(f.clientCA); err != nil {
-			return nil, replica.Access{}, err
+		if f.apiserverURL == "" {
+			return serving{}, fmt.Errorf("--client-ca-file needs --apiserver-url: the apiserver authorizes every client")
 		}
-		cfg.ClientAuth = tls.RequireAndVerifyClientCert
-		access = replica.Access{Users: list(f.users), Groups: list(f.groups)}
+		pool, err := pki.LoadCertPool(f.clientCA)
+		if err != nil {
+			return serving{}, err
+		}
+		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+		// Health paths answer without a certificate, as kube's secure ports do.
+		out.metricsTLS.ClientCAs, out.metricsTLS.ClientAuth = pool, tls.VerifyClientCertIfGiven
+		clientTLS, err := creds.TLSConfig()
+		if err != nil {
+			return serving{}, err
+		}
+		review := &authorize.Review{URL: f.apiserverURL, Client: &http.Client{Timeout: 10 * time.Second,
+			Transport: &http.Transport{TLSClientConfig: clientTLS, MaxIdleConnsPerHost: 16}}}
+		out.authorizer = authorize.NewCached(review, f.authzTTL, clock.Real{})
 	}
-	return []grpc.ServerOption{grpc.Creds(credentials.NewTLS(cfg))}, access, nil
+	out.grpcOpts = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(cfg))}
+	return out, nil
 }
 
-func list(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
+// checkPlainMetrics refuses to serve /metrics and /debug/pprof/ in plain
+// text anywhere but on loopback.
+func checkPlainMetrics(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
 	}
-	return out
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--metrics-address %s: without --tls-cert-file, metrics and pprof are served on loopback only", addr)
+	}
+	return nil
 }

@@ -18,4 +18,12 @@
 // resume from their last revision (or get 410 and relist), as with
 // kube-apiserver's cacher. Events at or below the cache's revision are
 // skipped, so a replay after a resync applies nothing twice.
+//
+// A Feeder's cache is current from its first list until the feed fails
+// (the consumer or the apiserver) or the replica calls Resync because NATS
+// is gone; then Run starts a new consumer after the last message it
+// handled and catches up from the apiserver's watch to the apiserver's
+// current revision before the cache is current again, since the events
+// published while NATS was away are lost and no later message need
+// announce them. Replicas serve only from current caches.
 package feed

@@ -59,19 +59,26 @@ type Feeder struct {
 
 	syncOnce sync.Once
 	synced   chan struct{}
+	current  atomic.Bool   // the cache is known to be complete to the stream and the apiserver
+	resync   chan struct{} // Resync's request to Run, at most one pending
 	stats    counters
 }
+
+// errResync ends a consume that Resync interrupted.
+var errResync = errors.New("feed: resync requested")
 
 // Stats counts what a Feeder did.
 type Stats struct {
 	Messages, Applied, Skipped, Fills, Filled, Relists uint64
+	// CatchUps counts resyncs completed (after Resync or a failed feed).
+	CatchUps uint64
 	// Lag is publish-to-apply delay of the last event applied.
 	Lag time.Duration
 }
 
 type counters struct {
-	messages, applied, skipped, fills, filled, relists atomic.Uint64
-	lag                                                atomic.Int64
+	messages, applied, skipped, fills, filled, relists, catchUps atomic.Uint64
+	lag                                                          atomic.Int64
 }
 
 // Option configures a Feeder.
@@ -90,7 +97,7 @@ func New(res apis.Resource, cache *watchcache.Cache, up Upstream, js jetstream.J
 		res: res, cache: cache, up: up, js: js,
 		newObj:    func() object.Object { return mt.New().Interface().(object.Object) },
 		firstWait: DefaultFirstWait, fillWait: DefaultFillTimeout,
-		synced: make(chan struct{}),
+		synced: make(chan struct{}), resync: make(chan struct{}, 1),
 	}
 	for _, o := range opts {
 		o(f)
@@ -101,15 +108,36 @@ func New(res apis.Resource, cache *watchcache.Cache, up Upstream, js jetstream.J
 // Synced is closed once the cache holds its first state.
 func (f *Feeder) Synced() <-chan struct{} { return f.synced }
 
+// Current reports whether the cache is known to be complete: it holds its
+// first state, and since the last Resync or failure of the feed a new
+// consumer runs and the cache has caught up with the apiserver. A
+// replica serves only from current caches.
+func (f *Feeder) Current() bool { return f.current.Load() }
+
+// Resync makes the cache not current at once and Run start over: a new
+// consumer from the last message handled, then a catch-up from the
+// apiserver to its current revision (the events the publisher could not
+// publish while NATS was unreachable, which no later message may
+// announce). A replica calls it when it lost NATS, and again when NATS is
+// back, so that Run does not sit out a backoff.
+func (f *Feeder) Resync() {
+	f.current.Store(false)
+	select {
+	case f.resync <- struct{}{}:
+	default:
+	}
+}
+
 // Stats returns the feeder's counters.
 func (f *Feeder) Stats() Stats {
 	c := &f.stats
 	return Stats{Messages: c.messages.Load(), Applied: c.applied.Load(), Skipped: c.skipped.Load(),
-		Fills: c.fills.Load(), Filled: c.filled.Load(), Relists: c.relists.Load(), Lag: time.Duration(c.lag.Load())}
+		Fills: c.fills.Load(), Filled: c.filled.Load(), Relists: c.relists.Load(), CatchUps: c.catchUps.Load(), Lag: time.Duration(c.lag.Load())}
 }
 
 // Run feeds the cache until ctx ends, starting over (from the last message
-// it handled) when the consumer or the apiserver fails.
+// it handled) when the consumer or the apiserver fails, or Resync asks.
+// The cache is not current from a failure until the new consumer caught up.
 func (f *Feeder) Run(ctx context.Context) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
@@ -117,17 +145,44 @@ func (f *Feeder) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		f.current.Store(false)
+		if errors.Is(err, errResync) {
+			backoff = 100 * time.Millisecond
+			continue
+		}
 		slog.Warn("watchcache: feed restarts", "resource", f.res.GroupResource(), "err", err)
 		select {
 		case <-ctx.Done():
 			return
+		case <-f.resync:
+			backoff = 100 * time.Millisecond
+			continue
 		case <-time.After(backoff):
 		}
 		backoff = min(backoff*2, 5*time.Second)
 	}
 }
 
-func (f *Feeder) consume(ctx context.Context) error {
+func (f *Feeder) consume(parent context.Context) error {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-f.resync:
+			cancel(errResync)
+		case <-ctx.Done():
+		}
+	}()
+	err := f.consumeUntil(ctx)
+	if cause := context.Cause(ctx); errors.Is(cause, errResync) {
+		return cause
+	}
+	return err
+}
+
+// consumeUntil reads a new consumer's messages until ctx ends or handling
+// one fails. A cache that is not current first catches up.
+func (f *Feeder) consumeUntil(ctx context.Context) error {
 	cfg := jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{watchstream.ResourceFilter(f.res)},
 		DeliverPolicy:  jetstream.DeliverAllPolicy,
@@ -145,6 +200,11 @@ func (f *Feeder) consume(ctx context.Context) error {
 	}
 	defer it.Stop()
 	defer context.AfterFunc(ctx, it.Stop)()
+	if f.based && !f.current.Load() {
+		if err := f.catchUp(ctx); err != nil {
+			return err
+		}
+	}
 	for {
 		var opts []jetstream.NextOpt
 		if !f.based {
@@ -249,7 +309,31 @@ func (f *Feeder) relist(ctx context.Context) error {
 func (f *Feeder) replace(items []object.Object, rev int64) {
 	f.cache.Replace(items, rev)
 	f.based = true
-	f.syncOnce.Do(func() { close(f.synced) })
+	f.syncOnce.Do(func() {
+		f.current.Store(true)
+		close(f.synced)
+	})
+}
+
+// catchUp brings the cache to the apiserver's current revision, filling
+// from its watch (or relisting), and makes it current. Messages of the
+// stream at or below that revision are then skipped.
+func (f *Feeder) catchUp(ctx context.Context) error {
+	_, lm, err := f.up.List(ctx, &metav1.ListRequest{Limit: 1})
+	if err != nil {
+		return fmt.Errorf("catch up: %w", err)
+	}
+	rev, err := strconv.ParseInt(lm.GetResourceVersion(), 10, 64)
+	if err != nil {
+		return fmt.Errorf("catch up: resourceVersion %q: %w", lm.GetResourceVersion(), err)
+	}
+	if err := f.fill(ctx, &watchstream.Message{Kind: watchstream.KindProgress, Revision: rev}); err != nil {
+		return err
+	}
+	f.cache.Progress(rev)
+	f.stats.catchUps.Add(1)
+	f.current.Store(true)
+	return nil
 }
 
 // need is the revision the cache must be complete to before m applies.

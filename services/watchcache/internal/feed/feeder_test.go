@@ -253,3 +253,33 @@ func TestResetMarkPastTheCacheRelists(t *testing.T) {
 		t.Errorf("stats %+v", s)
 	}
 }
+
+func TestResyncCatchesUpFromTheApiserverBeforeTheCacheIsCurrent(t *testing.T) {
+	api := &fakeAPI{}
+	e2 := api.add(watch.Added, "a", 2)
+	f, cache := newFeeder(t, api)
+	ctx := context.Background()
+	if err := f.handle(ctx, msg(t, e2, 1), ""); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Current() {
+		t.Fatal("a listed cache is not current")
+	}
+	// NATS goes away; what the apiserver publishes meanwhile is lost.
+	f.Resync()
+	if f.Current() {
+		t.Fatal("current after Resync")
+	}
+	api.add(watch.Added, "b", 3)
+	api.add(watch.Deleted, "a", 4)
+	if err := f.catchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, drain(t, cache, 2), []string{"ADDED b@3", "DELETED a@4"})
+	if !f.Current() || cache.Revision() != 4 {
+		t.Errorf("after the catch-up: current %v at %d, want current at 4", f.Current(), cache.Revision())
+	}
+	if s := f.Stats(); s.CatchUps != 1 || s.Filled != 2 || s.Relists != 0 {
+		t.Errorf("stats %+v, want one catch-up of 2 events", s)
+	}
+}

@@ -2,42 +2,46 @@ package replica
 
 import (
 	"context"
-	"slices"
 
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/proto/apis"
+	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/watchcache/internal/authorize"
 )
 
-// Access says who may read through the replica. The replica authenticates
-// clients by their TLS client certificate (CN the user, O the groups, as
-// the apiserver does) when it serves TLS with a client CA; it does not
-// evaluate each user's RBAC rules, so it admits only the listed users and
-// groups: the control-plane components, which may read every object
-// anyway. Empty lists admit every client.
-type Access struct {
-	Users, Groups []string
+// user is the client of ctx as its verified TLS certificate names it (CN
+// the user, O the groups, as the apiserver reads it); ok is false without
+// one.
+func user(ctx context.Context) (name string, groups []string, ok bool) {
+	p, found := peer.FromContext(ctx)
+	if !found {
+		return "", nil, false
+	}
+	info, isTLS := p.AuthInfo.(credentials.TLSInfo)
+	if !isTLS || len(info.State.VerifiedChains) == 0 || len(info.State.PeerCertificates) == 0 {
+		return "", nil, false
+	}
+	cert := info.State.PeerCertificates[0]
+	return cert.Subject.CommonName, cert.Subject.Organization, true
 }
 
-func (a Access) open() bool { return len(a.Users) == 0 && len(a.Groups) == 0 }
-
-// check admits ctx's peer to read res, or returns 403.
-func (a Access) check(ctx context.Context, res apis.Resource) error {
-	if a.open() {
+// admit authorizes a List or Watch as the apiserver would authorize the
+// same request, by asking it (z), or admits every client when z is nil.
+func admit(ctx context.Context, z authorize.Authorizer, res apis.Resource, verb string, req *metav1.ListRequest) error {
+	if z == nil {
 		return nil
 	}
-	user, groups := "system:anonymous", []string{"system:unauthenticated"}
-	if p, ok := peer.FromContext(ctx); ok {
-		if info, ok := p.AuthInfo.(credentials.TLSInfo); ok && len(info.State.VerifiedChains) > 0 && len(info.State.PeerCertificates) > 0 {
-			cert := info.State.PeerCertificates[0]
-			user, groups = cert.Subject.CommonName, cert.Subject.Organization
-		}
+	name, groups, ok := user(ctx)
+	if !ok {
+		return apierrors.NewUnauthorized("")
 	}
-	if slices.Contains(a.Users, user) || slices.ContainsFunc(groups, func(g string) bool { return slices.Contains(a.Groups, g) }) {
-		return nil
+	a := authorize.Attributes{User: name, Groups: append(append([]string(nil), groups...), "system:authenticated"), Verb: verb,
+		Group: res.Group.Name, Resource: res.Name, FieldSelector: req.GetFieldSelector(), LabelSelector: req.GetLabelSelector()}
+	if res.Namespaced {
+		a.Namespace = req.GetNamespace()
 	}
-	return apierrors.NewForbidden(apierrors.GroupResource{Group: res.Group.Name, Resource: res.Name}, "",
-		"User \""+user+"\" may not read through a watchcache replica, which admits the control-plane components only; read from the apiserver")
+	return authorize.Check(ctx, z, a)
 }

@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
@@ -20,6 +24,8 @@ import (
 	"podline.dev/pkg/watchcache"
 	_ "podline.dev/proto/all" // every kind's Go type
 	"podline.dev/proto/apis"
+	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/watchcache/internal/authorize"
 	"podline.dev/services/watchcache/internal/feed"
 	"podline.dev/services/watchcache/internal/serve"
 )
@@ -39,15 +45,37 @@ type Config struct {
 	Name string
 	// ServerOptions are the gRPC server's (TLS credentials).
 	ServerOptions []grpc.ServerOption
-	// Access says which clients the replica serves.
-	Access Access
+	// Authorizer decides every List and Watch of a client authenticated by
+	// its TLS certificate (and who may read /metrics); nil serves every
+	// client, for a replica without client authentication.
+	Authorizer authorize.Authorizer
+	// NATSGrace is how long NATS may be unreachable before the replica
+	// stops serving (DefaultNATSGrace).
+	NATSGrace time.Duration
 }
+
+// DefaultNATSGrace lets a NATS reconnect (a restart, a blip) pass without
+// closing every watch; longer, the replica's caches fall behind unseen.
+const DefaultNATSGrace = 2 * time.Second
+
+// checkEvery is how often the replica looks at NATS and its feeders.
+const checkEvery = 50 * time.Millisecond
 
 // Replica is a running watchcache replica.
 type Replica struct {
-	nc        *nats.Conn
-	grpc      *grpc.Server
-	resources []resource
+	nc         *nats.Conn
+	grpc       *grpc.Server
+	health     *health.Server
+	resources  []resource
+	authorizer authorize.Authorizer
+	grace      time.Duration
+
+	natsDownSince atomic.Int64 // UnixNano; 0 while NATS is connected
+	natsLost      atomic.Bool  // down past the grace: the feeders resync when it is back
+
+	mu      sync.Mutex
+	serving bool
+	stopped chan struct{} // closed when the current serving period ends
 }
 
 type resource struct {
@@ -64,7 +92,14 @@ const DefaultCapacity = 65536
 // and services; Run starts feeding them.
 func New(cfg Config) (*Replica, error) {
 	opts := append([]grpc.ServerOption{grpc.StatsHandler(otelgrpc.NewServerHandler())}, serve.ServerOptions()...)
-	r := &Replica{grpc: grpc.NewServer(append(opts, cfg.ServerOptions...)...)}
+	r := &Replica{grpc: grpc.NewServer(append(opts, cfg.ServerOptions...)...), health: health.NewServer(),
+		authorizer: cfg.Authorizer, grace: cfg.NATSGrace}
+	if r.grace <= 0 {
+		r.grace = DefaultNATSGrace
+	}
+	r.natsDownSince.Store(time.Now().UnixNano())
+	r.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	healthpb.RegisterHealthServer(r.grpc, r.health)
 	nc, err := nats.Connect(cfg.NATSURL, nats.Name("watchcache "+cfg.Name), nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
@@ -97,36 +132,42 @@ func New(cfg Config) (*Replica, error) {
 		r.resources = append(r.resources, resource{res: res, cache: cache, feeder: f})
 		served = append(served, serve.Resource{Res: res, Cache: cache, Up: up})
 	}
-	admit := func(ctx context.Context, res apis.Resource) error {
-		if err := cfg.Access.check(ctx, res); err != nil {
-			return err
-		}
-		if err := r.Ready(); err != nil {
-			return apierrors.NewServiceUnavailable("watchcache replica not ready: " + err.Error())
-		}
-		return nil
-	}
-	if err := serve.Register(r.grpc, served, admit); err != nil {
+	if err := serve.Register(r.grpc, served, gate{r}); err != nil {
 		nc.Close()
 		return nil, err
 	}
 	return r, nil
 }
 
-// Run feeds the caches and sends due bookmarks until ctx ends, then closes
-// the NATS connection.
+// gate is the replica as package serve asks it.
+type gate struct{ r *Replica }
+
+func (g gate) Serving() (<-chan struct{}, error) { return g.r.update() }
+
+func (g gate) Admit(ctx context.Context, res apis.Resource, verb string, req *metav1.ListRequest) error {
+	return admit(ctx, g.r.authorizer, res, verb, req)
+}
+
+// Run feeds the caches, watches NATS and sends due bookmarks until ctx
+// ends, then closes the NATS connection.
 func (r *Replica) Run(ctx context.Context) {
 	for _, rs := range r.resources {
 		go rs.feeder.Run(ctx)
 	}
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	check := time.NewTicker(checkEvery)
+	defer check.Stop()
 	defer r.nc.Close()
+	defer r.health.Shutdown()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-check.C:
+			r.checkNATS(time.Now())
+			_, _ = r.update()
+		case <-tick.C:
 			for _, rs := range r.resources {
 				rs.cache.Tick()
 			}
@@ -134,23 +175,81 @@ func (r *Replica) Run(ctx context.Context) {
 	}
 }
 
-// ServeGRPC answers List and Watch on lis until ctx ends.
+// checkNATS notices NATS gone past the grace (the caches may miss events
+// from then on: every feeder resyncs) and back (the feeders start over
+// at once instead of after their backoff).
+func (r *Replica) checkNATS(now time.Time) {
+	if r.nc.Status() == nats.CONNECTED {
+		r.natsDownSince.Store(0)
+		if r.natsLost.Swap(false) {
+			slog.Info("watchcache: NATS is back; resyncing every cache")
+			r.resyncAll()
+		}
+		return
+	}
+	if r.natsDownSince.CompareAndSwap(0, now.UnixNano()) || r.natsLost.Load() {
+		return
+	}
+	if now.Sub(time.Unix(0, r.natsDownSince.Load())) >= r.grace {
+		r.natsLost.Store(true)
+		slog.Warn("watchcache: NATS unreachable; not serving until it is back and every cache caught up", "grace", r.grace, "status", r.nc.Status().String())
+		r.resyncAll()
+	}
+}
+
+func (r *Replica) resyncAll() {
+	for _, rs := range r.resources {
+		rs.feeder.Resync()
+	}
+}
+
+// update moves the replica into or out of serving as Ready says, and
+// returns the channel that closes when the serving period ends, or the
+// 503 of a replica that does not serve. Leaving serving closes the
+// channel, so every open watch ends with 503 and its client watches again
+// elsewhere (pkg/client falls back to the apiserver).
+func (r *Replica) update() (<-chan struct{}, error) {
+	err := r.Ready()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err == nil && !r.serving:
+		r.serving, r.stopped = true, make(chan struct{})
+		r.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+		slog.Info("watchcache: serving")
+	case err != nil && r.serving:
+		r.serving = false
+		close(r.stopped)
+		r.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+		slog.Warn("watchcache: stopped serving; open watches end with 503", "err", err)
+	}
+	if err != nil {
+		return nil, apierrors.NewServiceUnavailable("watchcache replica not ready: " + err.Error())
+	}
+	return r.stopped, nil
+}
+
+// ServeGRPC answers List and Watch (and grpc.health.v1) on lis until ctx
+// ends.
 func (r *Replica) ServeGRPC(ctx context.Context, lis net.Listener) error {
 	go func() { <-ctx.Done(); r.grpc.Stop() }()
 	return r.grpc.Serve(lis)
 }
 
-// Ready says whether the replica may serve: NATS connected and every
-// cache listed.
+// Ready says whether the replica may serve: NATS reachable (or away for
+// less than the grace) and every cache current.
 func (r *Replica) Ready() error {
-	if s := r.nc.Status(); s != nats.CONNECTED {
-		return fmt.Errorf("nats is %s", s)
+	if r.natsLost.Load() {
+		return fmt.Errorf("nats unreachable for more than %s", r.grace)
 	}
 	for _, rs := range r.resources {
 		select {
 		case <-rs.feeder.Synced():
 		default:
 			return fmt.Errorf("cache of %s not synced", rs.res.GroupResource())
+		}
+		if !rs.feeder.Current() {
+			return fmt.Errorf("cache of %s catching up", rs.res.GroupResource())
 		}
 	}
 	return nil
@@ -182,10 +281,13 @@ func (r *Replica) Stats(groupResource string) (feed.Stats, watchcache.Metrics, b
 	return feed.Stats{}, watchcache.Metrics{}, false
 }
 
-// HTTPHandler serves /healthz, /readyz, /metrics and /debug/pprof/.
-func (r *Replica) HTTPHandler() http.Handler {
+// HealthHandler serves /healthz, /livez and /readyz: no object data, for
+// anyone (compose's healthcheck).
+func (r *Replica) HealthHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	ok := func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }
+	mux.HandleFunc("/healthz", ok)
+	mux.HandleFunc("/livez", ok)
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if err := r.Ready(); err != nil {
 			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
@@ -193,8 +295,5 @@ func (r *Replica) HTTPHandler() http.Handler {
 		}
 		_, _ = w.Write([]byte("ok"))
 	})
-	mux.Handle("/metrics", r.metricsHandler())
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	return mux
 }

@@ -12,6 +12,9 @@
 // resourceVersion reads the apiserver's current revision (one cheap
 // limit=1 list) and waits for the cache to reach it, as kube-apiserver's
 // consistent reads from cache do; exact and paged lists are forwarded to
-// the apiserver. A replica that is not ready (NATS down, caches not yet
-// listed) answers 503, and clients fall back to the apiserver.
+// the apiserver. Every List and Watch passes the replica's Gate first: a
+// replica that is not serving (NATS gone, a cache not yet current)
+// answers 503, and when it stops serving, every open watch ends with 503;
+// clients then watch the apiserver, from the last resourceVersion they
+// saw. The Gate then authorizes the request (403 with Kubernetes' text).
 package serve

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,14 +40,14 @@ func pod(name, node string, rev int64, labels map[string]string) *corev1.Pod {
 	}
 }
 
-func serve(t *testing.T, admit Admit) (*client.Client[*corev1.Pod], *watchcache.Cache, *upstream) {
+func serve(t *testing.T, gate Gate) (*client.Client[*corev1.Pod], *watchcache.Cache, *upstream) {
 	t.Helper()
 	res, _ := apis.ByMessage("podline.core.v1.Pod")
 	cache := watchcache.New(watchcache.WithFreshTimeout(200*time.Millisecond), watchcache.WithBookmarkInterval(0))
 	cache.Replace([]object.Object{pod("a", "n1", 2, map[string]string{"app": "web"}), pod("b", "n2", 3, nil)}, 3)
 	up := &upstream{rev: 3}
 	s := grpc.NewServer(ServerOptions()...)
-	if err := Register(s, []Resource{{Res: res, Cache: cache, Up: up}}, admit); err != nil {
+	if err := Register(s, []Resource{{Res: res, Cache: cache, Up: up}}, gate); err != nil {
 		t.Fatal(err)
 	}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -63,11 +64,53 @@ func serve(t *testing.T, admit Admit) (*client.Client[*corev1.Pod], *watchcache.
 	return client.Pods(conn), cache, up
 }
 
-func ready(context.Context, apis.Resource) error { return nil }
+// gate serves until stopped, and records what it admitted.
+type gate struct {
+	mu       sync.Mutex
+	stop     chan struct{}
+	down     error // Serving's answer when set
+	refuse   error // Admit's answer when set
+	admitted []string
+}
+
+func newGate() *gate { return &gate{stop: make(chan struct{})} }
+
+func (g *gate) Serving() (<-chan struct{}, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stop, g.down
+}
+
+func (g *gate) Admit(_ context.Context, res apis.Resource, verb string, req *metav1.ListRequest) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.admitted = append(g.admitted, verb+" "+res.Name+" "+req.GetFieldSelector())
+	return g.refuse
+}
+
+func (g *gate) seen() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.admitted...)
+}
+
+func (g *gate) refuseWith(err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.refuse = err
+}
+
+// stopServing ends the serving period: open watches end with 503.
+func (g *gate) stopServing() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	close(g.stop)
+	g.down = apierrors.NewServiceUnavailable("watchcache replica not ready: nats disconnected for 2s")
+}
 
 func TestListFromTheCacheWithSelectors(t *testing.T) {
 	ctx := context.Background()
-	pods, _, up := serve(t, ready)
+	pods, _, up := serve(t, newGate())
 	for _, tc := range []struct {
 		req  *metav1.ListRequest
 		want int
@@ -96,7 +139,7 @@ func TestListFromTheCacheWithSelectors(t *testing.T) {
 
 func TestBadRequestsAndWrites(t *testing.T) {
 	ctx := context.Background()
-	pods, _, _ := serve(t, ready)
+	pods, _, _ := serve(t, newGate())
 	if _, _, err := pods.List(ctx, &metav1.ListRequest{FieldSelector: "spec.bogus=x"}); !apierrors.IsBadRequest(err) {
 		t.Errorf("unknown field selector: %v, want 400", err)
 	}
@@ -110,7 +153,7 @@ func TestBadRequestsAndWrites(t *testing.T) {
 
 func TestWatchFromTheCache(t *testing.T) {
 	ctx := context.Background()
-	pods, cache, _ := serve(t, ready)
+	pods, cache, _ := serve(t, newGate())
 	w, err := pods.Watch(ctx, &metav1.ListRequest{ResourceVersion: "3", FieldSelector: "spec.nodeName=n1"})
 	if err != nil {
 		t.Fatal(err)
@@ -137,20 +180,74 @@ func TestWatchFromTheCache(t *testing.T) {
 
 func TestNotReadyIs503(t *testing.T) {
 	ctx := context.Background()
-	pods, _, _ := serve(t, func(context.Context, apis.Resource) error {
-		return apierrors.NewServiceUnavailable("watchcache replica not ready: nats is RECONNECTING")
-	})
+	g := newGate()
+	g.stopServing()
+	pods, _, _ := serve(t, g)
 	if _, _, err := pods.List(ctx, &metav1.ListRequest{}); !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("list: %v, want 503", err)
 	}
 	if _, err := pods.Watch(ctx, &metav1.ListRequest{}); !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("watch: %v, want 503", err)
 	}
+	if seen := g.seen(); len(seen) != 0 {
+		t.Errorf("a replica that does not serve authorized %v", seen)
+	}
+}
+
+func TestOpenWatchesEndWith503WhenTheReplicaStopsServing(t *testing.T) {
+	ctx := context.Background()
+	g := newGate()
+	pods, cache, _ := serve(t, g)
+	w, err := pods.Watch(ctx, &metav1.ListRequest{ResourceVersion: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if err := cache.Apply(watchcache.Event{Type: watch.Added, Object: pod("c", "n2", 4, nil), Revision: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-w.ResultChan(); ev.Type != watch.Added {
+		t.Fatalf("got %s, want ADDED c", ev.Type)
+	}
+	g.stopServing()
+	select {
+	case ev, ok := <-w.ResultChan():
+		if !ok || ev.Type != watch.Error || !apierrors.IsServiceUnavailable(ev.Err) {
+			t.Fatalf("got %v %s %v, want an ERROR event with 503", ok, ev.Type, ev.Err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watch stayed open on a replica that stopped serving")
+	}
+	if _, ok := <-w.ResultChan(); ok {
+		t.Error("the watch sent more after its error")
+	}
+}
+
+func TestEveryReadIsAuthorizedWithItsVerbAndSelector(t *testing.T) {
+	ctx := context.Background()
+	g := newGate()
+	pods, _, _ := serve(t, g)
+	if _, _, err := pods.List(ctx, &metav1.ListRequest{FieldSelector: "spec.nodeName=n1"}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := pods.Watch(ctx, &metav1.ListRequest{ResourceVersion: "3", FieldSelector: "spec.nodeName=n2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Stop()
+	want := []string{"list pods spec.nodeName=n1", "watch pods spec.nodeName=n2"}
+	if seen := g.seen(); len(seen) != 2 || seen[0] != want[0] || seen[1] != want[1] {
+		t.Errorf("admitted %q, want %q", seen, want)
+	}
+	g.refuseWith(apierrors.NewForbidden(apierrors.GroupResource{Resource: "pods"}, "", `User "jane" cannot watch resource "pods" in API group "" at the cluster scope`))
+	if _, err := pods.Watch(ctx, &metav1.ListRequest{}); !apierrors.IsForbidden(err) {
+		t.Errorf("refused watch: %v, want 403", err)
+	}
 }
 
 func TestBookmarksCarryTheRevisionAndTheKind(t *testing.T) {
 	ctx := context.Background()
-	pods, cache, _ := serve(t, ready)
+	pods, cache, _ := serve(t, newGate())
 	w, err := pods.Watch(ctx, &metav1.ListRequest{ResourceVersion: "3", AllowWatchBookmarks: true})
 	if err != nil {
 		t.Fatal(err)

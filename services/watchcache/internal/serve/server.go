@@ -34,15 +34,22 @@ type Resource struct {
 	Up    Upstream
 }
 
-// Admit is asked before every List and Watch; its error (403 for a client
-// the replica does not serve, 503 while it is not ready) is the answer.
-type Admit func(ctx context.Context, res apis.Resource) error
+// Gate is asked before every List and Watch.
+type Gate interface {
+	// Serving returns a channel that is closed when the replica stops
+	// serving (it lost its feed), which ends every open watch with 503;
+	// or the 503 of a replica that does not serve now.
+	Serving() (<-chan struct{}, error)
+	// Admit authorizes the request (verb "list" or "watch"): nil, or the
+	// error to answer, 403 for a client not allowed to read what it asks.
+	Admit(ctx context.Context, res apis.Resource, verb string, req *metav1.ListRequest) error
+}
 
 // Register adds the service of each resource to s, a server built with
 // ServerOptions.
-func Register(s grpc.ServiceRegistrar, rs []Resource, admit Admit) error {
+func Register(s grpc.ServiceRegistrar, rs []Resource, gate Gate) error {
 	for _, r := range rs {
-		sd, err := serviceDesc(r, admit)
+		sd, err := serviceDesc(r, gate)
 		if err != nil {
 			return err
 		}
@@ -53,12 +60,12 @@ func Register(s grpc.ServiceRegistrar, rs []Resource, admit Admit) error {
 
 type handler struct {
 	Resource
-	admit Admit
-	memo  eventMemo
-	msgs  grpcdyn.Messages
+	gate Gate
+	memo eventMemo
+	msgs grpcdyn.Messages
 }
 
-func serviceDesc(r Resource, admit Admit) (*grpc.ServiceDesc, error) {
+func serviceDesc(r Resource, gate Gate) (*grpc.ServiceDesc, error) {
 	name := protoreflect.FullName(r.Res.Group.Proto + "." + r.Res.Service())
 	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
 	if err != nil {
@@ -68,7 +75,7 @@ func serviceDesc(r Resource, admit Admit) (*grpc.ServiceDesc, error) {
 	if !ok {
 		return nil, fmt.Errorf("serve: %s is not a service", name)
 	}
-	h := &handler{Resource: r, admit: admit}
+	h := &handler{Resource: r, gate: gate}
 	if h.msgs, err = grpcdyn.MessagesOf(r.Res); err != nil {
 		return nil, err
 	}
@@ -105,7 +112,10 @@ func (h *handler) notServed(method string) grpcdyn.UnaryFunc {
 
 func (h *handler) listCall(ctx context.Context, msg proto.Message) (proto.Message, error) {
 	req := msg.(*metav1.ListRequest)
-	if err := h.admit(ctx, h.Res); err != nil {
+	if _, err := h.gate.Serving(); err != nil {
+		return nil, err
+	}
+	if err := h.gate.Admit(ctx, h.Res, "list", req); err != nil {
 		return nil, err
 	}
 	if req.GetLimit() > 0 || req.GetContinue() != "" || req.GetResourceVersionMatch() == "Exact" {
@@ -140,16 +150,24 @@ func (h *handler) listCall(ctx context.Context, msg proto.Message) (proto.Messag
 	return h.msgs.List(items, &metav1.ListMeta{ResourceVersion: strconv.FormatInt(rev, 10)}), nil
 }
 
+// errStopped ends the watches of a replica that stopped serving.
+var errStopped = apierrors.NewServiceUnavailable("the watchcache replica lost its feed and stopped serving; watch again from the last resourceVersion (another replica or the apiserver)")
+
 // watch serves Watch from the cache: the watch opens (or fails, a 410
 // before any header), the header tells the client so, then events flow
-// until the watch, its timeout or the client ends.
+// until the watch, its timeout or the client ends, or the replica stops
+// serving (503).
 func (h *handler) watch(_ any, stream grpc.ServerStream) error {
 	req := &metav1.ListRequest{}
 	if err := stream.RecvMsg(req); err != nil {
 		return err
 	}
 	ctx := stream.Context()
-	if err := h.admit(ctx, h.Res); err != nil {
+	stopped, err := h.gate.Serving()
+	if err != nil {
+		return err
+	}
+	if err := h.gate.Admit(ctx, h.Res, "watch", req); err != nil {
 		return err
 	}
 	f, err := filter(h.Res, req)
@@ -177,6 +195,8 @@ func (h *handler) watch(_ any, stream grpc.ServerStream) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-stopped:
+			return errStopped
 		case ev, ok := <-w.ResultChan():
 			if !ok {
 				return nil
