@@ -16,6 +16,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"podline.dev/pkg/clock"
 )
 
 // WatchEndpointServiceConfig is the service config for a connection to a
@@ -59,7 +61,7 @@ func WithReturnBackoff(initial, max time.Duration) WatchEndpointOption {
 // backoff if not. Nothing is missed or seen twice: each watch resumes
 // where its client left off.
 func WithWatchEndpoint(api, watch grpc.ClientConnInterface, opts ...WatchEndpointOption) grpc.ClientConnInterface {
-	c := &splitConn{api: api, watch: watch, initial: DefaultReturnBackoff, max: DefaultMaxReturnBackoff}
+	c := &splitConn{api: api, watch: watch, initial: DefaultReturnBackoff, max: DefaultMaxReturnBackoff, clock: clock.Real{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -69,6 +71,7 @@ func WithWatchEndpoint(api, watch grpc.ClientConnInterface, opts ...WatchEndpoin
 type splitConn struct {
 	api, watch   grpc.ClientConnInterface
 	initial, max time.Duration
+	clock        clock.Clock
 
 	mu      sync.Mutex
 	backoff time.Duration // 0 while the replicas answer
@@ -88,7 +91,7 @@ func fallsBack(err error) bool { return err != nil && status.Code(err) == codes.
 func (c *splitConn) useReplicas() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return !time.Now().Before(c.until)
+	return !c.clock.Now().Before(c.until)
 }
 
 // failed starts or lengthens the backoff. Failures of calls made before
@@ -96,7 +99,7 @@ func (c *splitConn) useReplicas() bool {
 func (c *splitConn) failed() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := time.Now()
+	now := c.clock.Now()
 	if now.Before(c.until) {
 		return
 	}
@@ -157,7 +160,7 @@ func (c *splitConn) fallbackStream(ctx context.Context, desc *grpc.StreamDesc, m
 		return nil, err
 	}
 	r := &recalledStream{ClientStream: s, cancel: cancel}
-	r.timer = time.AfterFunc(max(time.Until(c.returnAt()), c.initial), func() {
+	r.timer = time.AfterFunc(max(c.returnAt().Sub(c.clock.Now()), c.initial), func() {
 		r.recalled.Store(true)
 		cancel()
 	})
