@@ -150,6 +150,31 @@ func TestKubectlDeployment(t *testing.T) {
 		t.Errorf("after the rollout the pods run %q", images)
 	}
 
+	// A Service over the Deployment: the endpoints controller lists both
+	// pods' IPs at the targetPort in an Endpoints of the Service's name.
+	if out := mustKubectl(t, "", "expose", "deploy/kweb", "--port=80", "--target-port=8080"); strings.TrimSpace(out) != "service/kweb exposed" {
+		t.Fatalf("expose printed %q", out)
+	}
+	defer mustKubectl(t, "", "delete", "service", "kweb", "--ignore-not-found")
+	var want []string
+	for _, p := range ps {
+		want = append(want, p.Status.PodIP+":8080")
+	}
+	var ep string
+	eventually(t, time.Minute, "kubectl get ep kweb lists both pods", func() error {
+		var err error
+		if ep, err = kubectl(t, "", "get", "ep", "kweb"); err != nil {
+			return err
+		}
+		for _, w := range want {
+			if !strings.Contains(ep, w) {
+				return fmt.Errorf("no %s in:\n%s", w, ep)
+			}
+		}
+		return nil
+	})
+	golden(t, "get-ep", ep)
+
 	golden(t, "get-pods-wide", mustKubectl(t, "", "get", "pods", "-l", "app=kweb", "-o", "wide"))
 	golden(t, "get-deploy", mustKubectl(t, "", "get", "deploy", "kweb"))
 	golden(t, "get-nodes", mustKubectl(t, "", "get", "nodes"))
@@ -320,8 +345,9 @@ collecting:
 	if _, err := kubectl(t, "", "exec", "rv-demo", "--", "sh", "-c", "exit 3"); err == nil || !strings.Contains(err.Error(), "exit status 3") {
 		t.Errorf("exec of a failing command: %v", err)
 	}
+	// The descriptions come from the comments in proto/core/v1/types.proto.
 	ex := mustKubectl(t, "", "explain", "pod.spec.containers")
-	for _, want := range []string{"KIND:", "Pod", "FIELDS:", "image", "ports"} {
+	for _, want := range []string{"KIND:", "Pod", "FIELDS:", "image", "ports", "Container image reference", "Probe of container liveness"} {
 		if !strings.Contains(ex, want) {
 			t.Errorf("explain lacks %q:\n%s", want, ex)
 		}
