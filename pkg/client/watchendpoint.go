@@ -161,19 +161,39 @@ func (c *splitConn) fallbackStream(ctx context.Context, desc *grpc.StreamDesc, m
 	}
 	r := &recalledStream{ClientStream: s, cancel: cancel}
 	r.timer = time.AfterFunc(max(c.returnAt().Sub(c.clock.Now()), c.initial), func() {
-		r.recalled.Store(true)
-		cancel()
+		r.due.Store(true)
+		if r.open.Load() {
+			r.recall()
+		}
 	})
 	return r, nil
 }
 
 // recalledStream is a watch on api that ends with io.EOF, as a watch
-// whose timeout passed, once its time is up.
+// whose timeout passed, once its time is up and the watch is open (a
+// watch still opening is let open first, so it does not fail).
 type recalledStream struct {
 	grpc.ClientStream
-	cancel   context.CancelFunc
-	timer    *time.Timer
-	recalled atomic.Bool
+	cancel    context.CancelFunc
+	timer     *time.Timer
+	due, open atomic.Bool
+	recalled  atomic.Bool
+}
+
+func (r *recalledStream) recall() {
+	r.recalled.Store(true)
+	r.cancel()
+}
+
+func (r *recalledStream) Header() (metadata.MD, error) {
+	md, err := r.ClientStream.Header()
+	if err == nil && len(md) > 0 {
+		r.open.Store(true)
+		if r.due.Load() {
+			r.recall()
+		}
+	}
+	return md, err
 }
 
 func (r *recalledStream) RecvMsg(m any) error {

@@ -33,6 +33,7 @@ func ctxFor(t *testing.T) context.Context {
 // runningReplica is a replica serving gRPC on Addr.
 type runningReplica struct {
 	*replica.Replica
+	Addr string
 	Conn *grpc.ClientConn
 	stop func()
 }
@@ -73,7 +74,7 @@ func startReplicaWith(t *testing.T, natsURL string, api *apiservertest.Server, c
 	if err := r.WaitReady(wctx); err != nil {
 		t.Fatalf("replica not ready: %v", err)
 	}
-	return &runningReplica{Replica: r, Conn: conn, stop: stop}
+	return &runningReplica{Replica: r, Addr: lis.Addr().String(), Conn: conn, stop: stop}
 }
 
 // startAPI readies a test apiserver for pods in "default": its

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"podline.dev/pkg/client"
@@ -76,7 +78,8 @@ func createPods(t *testing.T, ctx context.Context, pods *client.Client[*corev1.P
 }
 
 // With NATS stopped mid-stream, the replica ends its watches with 503 and
-// reports not ready (readyz, grpc.health.v1), and an informer's reflector
+// reports not ready (readyz, grpc.health.v1, which the client's
+// connection checks), and an informer's reflector
 // watching through client.WithWatchEndpoint goes on from the apiserver;
 // with NATS back the replica catches up, serves again, and the reflector
 // returns to it. The reflector sees every event the apiserver's own watch
@@ -86,7 +89,13 @@ func TestNATSDownClientsFallBackToTheApiserverAndReturn(t *testing.T) {
 	n := startNATS(t)
 	api := startAPI(t, apiservertest.Start(t, apiservertest.WithNATS(n.URL)))
 	rep := startReplicaWith(t, n.URL, api, replica.Config{NATSGrace: 300 * time.Millisecond})
-	split := client.WithWatchEndpoint(api.Conn, rep.Conn, client.WithReturnBackoff(200*time.Millisecond, time.Second))
+	// Dialed as components dial it: round robin over healthy replicas.
+	endpoint, err := client.DialWatchEndpoint(rep.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer endpoint.Close()
+	split := client.WithWatchEndpoint(api.Conn, endpoint, client.WithReturnBackoff(200*time.Millisecond, time.Second))
 	direct := client.Pods(api.Conn)
 	health := healthpb.NewHealthClient(rep.Conn)
 	readyz := httptest.NewServer(rep.HealthHandler())

@@ -255,10 +255,10 @@ func (r *Replica) Ready() error {
 	return nil
 }
 
-// WaitReady blocks until Ready or ctx ends.
+// WaitReady blocks until the replica serves or ctx ends.
 func (r *Replica) WaitReady(ctx context.Context) error {
 	for {
-		err := r.Ready()
+		_, err := r.update()
 		if err == nil {
 			return nil
 		}
