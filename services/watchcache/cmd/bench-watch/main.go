@@ -116,7 +116,8 @@ func startCluster(ctx context.Context, cfg config) (*cluster, func(), error) {
 	for i := range 2 {
 		addr, httpAddr := fmt.Sprintf("127.0.0.1:%d", freePort()), fmt.Sprintf("127.0.0.1:%d", freePort())
 		r, err := start(ctx, fmt.Sprintf("watchcache-%d", i+1), cfg.watchcache, "--nats-url", natsURL, "--apiserver", c.apiAddr,
-			"--grpc-address", addr, "--http-address", httpAddr, "--name", fmt.Sprintf("bench-%d", i+1))
+			"--grpc-address", addr, "--http-address", httpAddr, "--metrics-address", fmt.Sprintf("127.0.0.1:%d", freePort()),
+			"--name", fmt.Sprintf("bench-%d", i+1))
 		if err != nil {
 			stop()
 			return nil, nil, err
