@@ -78,6 +78,15 @@ func TestProtobufCreateStoresWhatJSONStores(t *testing.T) {
 			{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP},
 			{Name: "alt", Port: 81, TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP},
 		}}}
+	node, http := "worker-1", "http"
+	endpoints := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "web", Labels: map[string]string{"app": "web"}},
+		Subsets: []corev1.EndpointSubset{{
+			Addresses: []corev1.EndpointAddress{{IP: "10.244.1.5", Hostname: "web-0", NodeName: &node,
+				TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: "web-0", UID: "u-1"}}},
+			NotReadyAddresses: []corev1.EndpointAddress{{IP: "10.244.2.7"}},
+			Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP, AppProtocol: &http},
+				{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}},
+		}}}
 
 	tests := []struct {
 		name   string
@@ -126,6 +135,14 @@ func TestProtobufCreateStoresWhatJSONStores(t *testing.T) {
 			return cs.CoreV1().Services(ns).Create(ctx, o, metav1.CreateOptions{})
 		},
 		get: func(name string) (any, error) { return js.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{}) },
+	}, {
+		name: "Endpoints with ready and not-ready addresses",
+		create: func(cs kubernetes.Interface, name string) (any, error) {
+			o := endpoints.DeepCopy()
+			o.Name = name
+			return cs.CoreV1().Endpoints(ns).Create(ctx, o, metav1.CreateOptions{})
+		},
+		get: func(name string) (any, error) { return js.CoreV1().Endpoints(ns).Get(ctx, name, metav1.GetOptions{}) },
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
