@@ -42,6 +42,8 @@ type config struct {
 	server.Config
 	natsURL  string
 	natsOpts []natspub.Option
+	// noDefaultAccounts turns off defaultServiceAccounts.
+	noDefaultAccounts bool
 }
 
 // WithEtcdTimeout bounds each etcd call.
@@ -127,6 +129,9 @@ func start(t testing.TB, etcd *Etcd, pkiDir string, opts ...Option) *Server {
 		<-done
 		<-done
 	})
+	if !cfg.noDefaultAccounts {
+		defaultServiceAccounts(ctx, t, conn)
+	}
 	return &Server{Etcd: etcd, URL: scheme + lis.Addr().String(), Addr: glis.Addr().String(), Conn: conn, API: s, Publisher: pub, PKI: pkiDir}
 }
 

@@ -59,7 +59,7 @@ func createNamespace(ctx context.Context, t *testing.T, s *apiservertest.Server,
 }
 
 func TestNamespaceGetsDefaultAccountAndRootCAThatComeBack(t *testing.T) {
-	s := apiservertest.StartSecure(t)
+	s := apiservertest.StartSecure(t, apiservertest.WithoutDefaultServiceAccounts())
 	ca := startSecureManager(t, s)
 	ctx := ctxFor(t, 60*time.Second)
 	createNamespace(ctx, t, s, "team")

@@ -109,6 +109,14 @@ func run(etcdBin string, creates, concurrency, watchers, rate, seconds, cachePod
 	}
 	defer conn.Close()
 	pods := client.Pods(conn)
+	// The ServiceAccount admission refuses pods whose namespace lacks its
+	// "default" account, which the controller-manager would make.
+	for _, ns := range []string{"default", "kube-public"} {
+		sa := &corev1.ServiceAccount{Metadata: &metav1.ObjectMeta{Name: "default", Namespace: ns}}
+		if _, err := client.ServiceAccounts(conn).Create(ctx, sa); err != nil {
+			return err
+		}
+	}
 
 	fmt.Printf("podline bench-api  (GOMAXPROCS=%d, %s)\n\n", runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
 

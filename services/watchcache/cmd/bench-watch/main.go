@@ -27,6 +27,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"podline.dev/pkg/client"
+	corev1 "podline.dev/proto/core/v1"
+	metav1 "podline.dev/proto/meta/v1"
 )
 
 type config struct {
@@ -154,6 +156,12 @@ func run(cfg config) error {
 		replicaConns = append(replicaConns, cs...)
 	}
 	writer := client.Pods(apiConns[0])
+	// The ServiceAccount admission refuses pods whose namespace lacks its
+	// "default" account, which the controller-manager would make.
+	sa := &corev1.ServiceAccount{Metadata: &metav1.ObjectMeta{Name: "default", Namespace: "default"}}
+	if _, err := client.ServiceAccounts(apiConns[0]).Create(ctx, sa); err != nil {
+		return err
+	}
 
 	fmt.Printf("bench-watch: %d pod creates/s for %ds; each watcher selects spec.nodeName over %d nodes; direct = apiserver, cache = 2 watchcache replicas\n",
 		cfg.rate, cfg.seconds, cfg.nodes)

@@ -49,8 +49,9 @@ func benchChain(b *testing.B, withQuota bool) {
 		quotas.Put(quota)
 	}
 	chain := NewChain(Sources{
-		Namespaces:         admission.NewMemory("", "namespaces", ns),
-		ServiceAccounts:    admission.NewMemory("", "serviceaccounts"),
+		Namespaces: admission.NewMemory("", "namespaces", ns),
+		ServiceAccounts: admission.NewMemory("", "serviceaccounts",
+			&corev1.ServiceAccount{Metadata: &metav1.ObjectMeta{Name: "default", Namespace: "team"}}),
 		PriorityClasses:    admission.NewMemory("scheduling.k8s.io", "priorityclasses"),
 		ResourceQuotas:     quotas,
 		LiveResourceQuotas: quotas,

@@ -6,17 +6,25 @@
 // shape Kubernetes mounts it: a service account token, the cluster CA from
 // the kube-root-ca.crt ConfigMap, and the namespace.
 //
-// Two differences from Kubernetes, both because podline lacks the piece
-// they depend on: a pod whose ServiceAccount does not exist is admitted
-// (no controller creates "default" accounts yet), and the kube-root-ca.crt
-// source is optional (no controller publishes that ConfigMap yet). The
-// kubelet writes a placeholder token until the apiserver signs real ones.
+// As in Kubernetes, a pod whose ServiceAccount does not exist is refused
+// (403 "error looking up service account <ns>/<name>: serviceaccount
+// "<name>" not found"); the controller-manager's serviceaccount controller
+// makes every namespace's "default", and since a namespace made a moment
+// ago may not have it yet, a missing "default" is read again for about
+// 1.5 s before the pod is refused. Mirror pods get no account. The
+// controller-manager's root-ca-cert-publisher publishes kube-root-ca.crt
+// in every namespace; the volume's ConfigMap source stays optional, as
+// podline's one difference, so that pods still start where the
+// controller-manager runs without --root-ca-file. The kubelet writes a
+// placeholder token until the apiserver signs real ones.
 package serviceaccount
 
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"math/big"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -41,17 +49,27 @@ const (
 	MirrorPodAnnotation = "kubernetes.io/config.mirror"
 )
 
+// How long a pod waits for its namespace's default account: Kubernetes
+// reads it up to 10 times, 100-200 ms apart.
+const (
+	DefaultAttempts      = 10
+	DefaultRetryInterval = 150 * time.Millisecond
+)
+
 // Plugin mutates pod creates.
 type Plugin struct {
-	accounts admission.Getter
-	suffix   func() string
+	accounts      admission.Getter
+	suffix        func() string
+	retryInterval time.Duration
 }
 
 var _ admission.Mutator = (*Plugin)(nil)
 
 // New returns the plugin reading ServiceAccounts from accounts (nil: none
 // are looked up, every pod automounts).
-func New(accounts admission.Getter) *Plugin { return &Plugin{accounts: accounts, suffix: randomSuffix} }
+func New(accounts admission.Getter) *Plugin {
+	return &Plugin{accounts: accounts, suffix: randomSuffix, retryInterval: DefaultRetryInterval}
+}
 
 // Name implements admission.Mutator.
 func (*Plugin) Name() string { return Name }
@@ -78,7 +96,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) (bool, erro
 		s.ServiceAccount = s.ServiceAccountName
 		changed = true
 	}
-	automount, err := p.automount(ctx, a.Namespace, s)
+	automount, err := p.automount(ctx, a, s)
 	if err != nil {
 		return changed, err
 	}
@@ -97,26 +115,56 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) (bool, erro
 	return true, nil
 }
 
-// automount decides as Kubernetes does: the pod's setting wins, then the
-// ServiceAccount's, then true.
-func (p *Plugin) automount(ctx context.Context, namespace string, s *corev1.PodSpec) (bool, error) {
+// automount looks the pod's ServiceAccount up, refusing the pod when it
+// does not exist, and decides as Kubernetes does: the pod's setting wins,
+// then the ServiceAccount's, then true.
+func (p *Plugin) automount(ctx context.Context, a *admission.Attributes, s *corev1.PodSpec) (bool, error) {
+	if p.accounts == nil {
+		return s.AutomountServiceAccountToken == nil || *s.AutomountServiceAccountToken, nil
+	}
+	obj, err := p.account(ctx, a.Namespace, s.ServiceAccountName)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			err = a.Forbidden(fmt.Sprintf("error looking up service account %s/%s: %v", a.Namespace, s.ServiceAccountName, err))
+		}
+		return false, err
+	}
 	if s.AutomountServiceAccountToken != nil {
 		return *s.AutomountServiceAccountToken, nil
 	}
-	if p.accounts == nil {
-		return true, nil
-	}
-	obj, err := p.accounts.Get(ctx, namespace, s.ServiceAccountName)
-	if apierrors.IsNotFound(err) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if sa := obj.(*corev1.ServiceAccount); sa.AutomountServiceAccountToken != nil {
-		return *sa.AutomountServiceAccountToken, nil
+	if obj.AutomountServiceAccountToken != nil {
+		return *obj.AutomountServiceAccountToken, nil
 	}
 	return true, nil
+}
+
+// account reads the ServiceAccount namespace/name. The default account
+// of a namespace made a moment ago may not exist yet (the serviceaccount
+// controller makes it), so, as Kubernetes does, a missing "default" is
+// looked for again, DefaultAttempts times in all, before the pod is
+// refused.
+func (p *Plugin) account(ctx context.Context, namespace, name string) (*corev1.ServiceAccount, error) {
+	attempts := 1
+	if name == DefaultServiceAccount {
+		attempts = DefaultAttempts
+	}
+	for i := range attempts {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(p.retryInterval):
+			}
+		}
+		obj, err := p.accounts.Get(ctx, namespace, name)
+		if err == nil {
+			return obj.(*corev1.ServiceAccount), nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+	}
+	return nil, apierrors.NewNotFound(apierrors.GroupResource{Resource: "serviceaccount"}, name)
 }
 
 // hasTokenMount reports whether some container already mounts something
