@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/client/cache"
@@ -145,6 +147,12 @@ func TestNATSDownClientsFallBackToTheApiserverAndReturn(t *testing.T) {
 		return st == healthpb.HealthCheckResponse_NOT_SERVING && code == http.StatusServiceUnavailable
 	})
 	eventually(t, 10*time.Second, "the replica ended its watch", func() bool { return replicaWatchers() == 0 })
+	lctx, lcancel := context.WithTimeout(ctx, 10*time.Second)
+	_, _, err = client.Pods(endpoint).List(lctx, &metav1.ListRequest{})
+	lcancel()
+	if status.Code(err) != codes.Unavailable {
+		t.Errorf("a list on the replicas without NATS: %v, want Unavailable at once", err)
+	}
 	createPods(t, ctx, direct, "down", perPhase)
 	eventually(t, 30*time.Second, "the events made while NATS is down reached the reflector (from the apiserver)", seenAll(2*perPhase))
 	if w := replicaWatchers(); w != 0 {
