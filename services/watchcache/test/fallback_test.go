@@ -42,7 +42,7 @@ func watchThrough(t *testing.T, ctx context.Context, conn grpc.ClientConnInterfa
 func TestClientsWatchThroughAReplicaAndFallBackWithoutOne(t *testing.T) {
 	ctx := ctxFor(t)
 	n := startNATS(t)
-	api := startAPI(t, apiservertest.Start(t, apiservertest.WithNATS(n.URL)))
+	api := apiservertest.Start(t, apiservertest.WithNATS(n.URL))
 
 	t.Run("ready replica serves the watch", func(t *testing.T) {
 		rep := startReplica(t, n.URL, api)

@@ -13,7 +13,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
-	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/watch"
 	"podline.dev/pkg/watchcache"
@@ -75,18 +74,6 @@ func startReplicaWith(t *testing.T, natsURL string, api *apiservertest.Server, c
 		t.Fatalf("replica not ready: %v", err)
 	}
 	return &runningReplica{Replica: r, Addr: lis.Addr().String(), Conn: conn, stop: stop}
-}
-
-// startAPI readies a test apiserver for pods in "default": its
-// ServiceAccount "default", which the namespace's controller would make
-// and without which admission refuses a pod.
-func startAPI(t *testing.T, api *apiservertest.Server) *apiservertest.Server {
-	t.Helper()
-	sa := &corev1.ServiceAccount{Metadata: &metav1.ObjectMeta{Name: "default", Namespace: "default"}}
-	if _, err := client.ServiceAccounts(api.Conn).Create(ctxFor(t), sa); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("default ServiceAccount: %v", err)
-	}
-	return api
 }
 
 func pod(name string, labels map[string]string) *corev1.Pod {

@@ -89,7 +89,7 @@ func createPods(t *testing.T, ctx context.Context, pods *client.Client[*corev1.P
 func TestNATSDownClientsFallBackToTheApiserverAndReturn(t *testing.T) {
 	ctx := ctxFor(t)
 	n := startNATS(t)
-	api := startAPI(t, apiservertest.Start(t, apiservertest.WithNATS(n.URL)))
+	api := apiservertest.Start(t, apiservertest.WithNATS(n.URL))
 	rep := startReplicaWith(t, n.URL, api, replica.Config{NATSGrace: 300 * time.Millisecond})
 	// Dialed as components dial it: round robin over healthy replicas.
 	endpoint, err := client.DialWatchEndpoint(rep.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))

@@ -49,7 +49,7 @@ type secureReplica struct {
 func startSecureReplica(t *testing.T) *secureReplica {
 	t.Helper()
 	n := startNATS(t)
-	api := startAPI(t, apiservertest.StartSecure(t, apiservertest.WithNATS(n.URL)))
+	api := apiservertest.StartSecure(t, apiservertest.WithNATS(n.URL))
 	dir := filepath.Join(api.PKI, pki.WatchcacheDir)
 	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "serving.crt"), filepath.Join(dir, "serving.key"))
 	if err != nil {

@@ -33,7 +33,7 @@ func TestPublishAndFanOutJoinTheObjectsTrace(t *testing.T) {
 	rec := recordSpans()
 	ctx := ctxFor(t)
 	n := startNATS(t)
-	api := startAPI(t, apiservertest.Start(t, apiservertest.WithNATS(n.URL)))
+	api := apiservertest.Start(t, apiservertest.WithNATS(n.URL))
 	rep := startReplica(t, n.URL, api)
 	pods := client.Pods(api.Conn)
 	from := listRV(t, ctx, pods)

@@ -22,7 +22,7 @@ import (
 func TestThousandEventsThroughTheCacheMatchADirectWatch(t *testing.T) {
 	ctx := ctxFor(t)
 	n := startNATS(t)
-	api := startAPI(t, apiservertest.Start(t, apiservertest.WithNATS(n.URL)))
+	api := apiservertest.Start(t, apiservertest.WithNATS(n.URL))
 	rep := startReplica(t, n.URL, api)
 	direct, cached := client.Pods(api.Conn), client.Pods(rep.Conn)
 	from := listRV(t, ctx, direct)
@@ -82,7 +82,7 @@ func TestThousandEventsThroughTheCacheMatchADirectWatch(t *testing.T) {
 func TestReplicaRestartedMidStreamResumesWithNothingMissedOrRepeated(t *testing.T) {
 	ctx := ctxFor(t)
 	n := startNATS(t)
-	api := startAPI(t, apiservertest.Start(t, apiservertest.WithNATS(n.URL)))
+	api := apiservertest.Start(t, apiservertest.WithNATS(n.URL))
 	direct := client.Pods(api.Conn)
 	from := listRV(t, ctx, direct)
 	wd, err := direct.Watch(ctx, &metav1.ListRequest{ResourceVersion: from})
@@ -125,7 +125,7 @@ func TestReplicaRestartedMidStreamResumesWithNothingMissedOrRepeated(t *testing.
 func TestSequenceGapIsFilledFromTheApiserver(t *testing.T) {
 	ctx := ctxFor(t)
 	n := startNATS(t)
-	api := startAPI(t, apiservertest.Start(t, apiservertest.WithNATS(n.URL)))
+	api := apiservertest.Start(t, apiservertest.WithNATS(n.URL))
 	direct := client.Pods(api.Conn)
 	from := listRV(t, ctx, direct)
 	wd, err := direct.Watch(ctx, &metav1.ListRequest{ResourceVersion: from})
@@ -206,7 +206,7 @@ func deleteStreamMessages(t *testing.T, ctx context.Context, url string, evs []w
 func TestTooOldRevisionIsGoneAndNewerOneIsWaitedFor(t *testing.T) {
 	ctx := ctxFor(t)
 	n := startNATS(t)
-	api := startAPI(t, apiservertest.Start(t, apiservertest.WithNATS(n.URL)))
+	api := apiservertest.Start(t, apiservertest.WithNATS(n.URL))
 	direct := client.Pods(api.Conn)
 	from := listRV(t, ctx, direct)
 	rep := startReplica(t, n.URL, api, watchcache.WithCapacity(50), watchcache.WithFreshTimeout(time.Second))
