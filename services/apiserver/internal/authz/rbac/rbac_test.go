@@ -153,6 +153,8 @@ func TestBootstrapPolicy(t *testing.T) {
 		{"scheduler cannot take the controller-manager's lease", sched, res("update", "coordination.k8s.io", "leases", "", "kube-system", "kube-controller-manager"), authz.NoOpinion},
 		{"scheduler cannot create deployments", sched, res("create", "apps", "deployments", "", "default", ""), authz.NoOpinion},
 		{"controller-manager creates replicasets", kcm, res("create", "apps", "replicasets", "", "default", ""), authz.Allow},
+		{"controller-manager writes endpoints", kcm, res("update", "", "endpoints", "", "default", "web"), authz.Allow},
+		{"controller-manager deletes endpoints", kcm, res("delete", "", "endpoints", "", "default", "web"), authz.Allow},
 		{"controller-manager cannot write RBAC", kcm, res("create", GroupName, "clusterrolebindings", "", "", ""), authz.NoOpinion},
 		{"nodes get nothing from the empty system:node binding", node, res("list", "", "services", "", "", ""), authz.NoOpinion},
 	}
