@@ -22,7 +22,7 @@ func (s *Server) admissionChain() *admission.Chain {
 		LiveNamespaces:     liveReader{s, "namespaces"},
 		ServiceAccounts:    cachedReader{s, "serviceaccounts"},
 		PriorityClasses:    cachedReader{s, "priorityclasses.scheduling.k8s.io"},
-		ResourceQuotas:     quotaReader{s},
+		ResourceQuotas:     cachedReader{s, "resourcequotas"},
 		LiveResourceQuotas: liveReader{s, "resourcequotas"},
 		QuotaStatus:        quotaStatus{s},
 		Pods:               liveReader{s, "pods"},
@@ -79,21 +79,6 @@ func (l liveReader) Get(ctx context.Context, namespace, name string) (object.Obj
 func (l liveReader) List(ctx context.Context, namespace string) ([]object.Object, error) {
 	items, _, err := l.s.registries[l.resource].List(ctx, &metav1.ListRequest{Namespace: namespace})
 	return items, err
-}
-
-// quotaReader lists a namespace's quotas from the watch cache and, when
-// the cache has none, from etcd, as Kubernetes' quota admission does: a
-// quota created a moment ago applies to the next pod.
-type quotaReader struct{ s *Server }
-
-var _ admission.Lister = quotaReader{}
-
-func (q quotaReader) List(ctx context.Context, namespace string) ([]object.Object, error) {
-	items, err := cachedReader{q.s, "resourcequotas"}.List(ctx, namespace)
-	if err != nil || len(items) > 0 {
-		return items, err
-	}
-	return liveReader{q.s, "resourcequotas"}.List(ctx, namespace)
 }
 
 // quotaStatus is how quota admission charges a quota: a status write with

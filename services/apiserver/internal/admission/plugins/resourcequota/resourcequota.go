@@ -8,6 +8,10 @@
 // would pass spec.hard, and "failed quota" when a quota tracks a compute
 // resource one of the pod's containers does not set.
 //
+// Quotas are found in the watch cache; for a pod, a namespace whose cache
+// holds none is looked up in storage too, so a quota created a moment ago
+// applies to the next pod, as in Kubernetes.
+//
 // Charging is a write of the quota's status (status.hard = spec.hard,
 // status.used raised by the charge) with the quota's resourceVersion as
 // precondition, made before the object is stored, as Kubernetes does. The
@@ -64,8 +68,8 @@ type StatusWriter interface {
 
 // Sources are what the plugin reads and writes.
 type Sources struct {
-	// Quotas lists a namespace's quotas, from a cache when it has them; it
-	// tells the plugin whether a create needs charging at all.
+	// Quotas lists a namespace's quotas from a cache; it tells the plugin
+	// whether a create needs charging at all.
 	Quotas admission.Lister
 	// LiveQuotas lists them from storage: what a charge is computed from.
 	LiveQuotas admission.Lister
@@ -104,6 +108,13 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	}
 	c := newCharge(a)
 	cached, err := p.src.Quotas.List(ctx, a.Namespace)
+	if err == nil && len(cached) == 0 && c.pod != nil {
+		// A quota created a moment ago applies to the next pod, as in
+		// Kubernetes, which looks quotas up live when its cache has none.
+		// Object counts need the status the controller fills in, by which
+		// time the cache has the quota.
+		cached, err = p.src.LiveQuotas.List(ctx, a.Namespace)
+	}
 	if err != nil || !c.concerns(cached) {
 		return err
 	}

@@ -260,3 +260,19 @@ func TestObjectCounts(t *testing.T) {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 }
+
+func TestQuotaNotYetCached(t *testing.T) {
+	live := newStore(withUsed(makeQuota(map[string]string{"pods": "1", "count/configmaps": "1"}),
+		map[string]string{"pods": "1", "count/configmaps": "1"}))
+	p := New(Sources{Quotas: admission.NewMemory("", "resourcequotas"), LiveQuotas: live, Pods: failingLister{}, Status: live})
+	err := p.Validate(context.Background(), createPod(pod("c", "1m", "1Mi", "")))
+	if want := `pods "c" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=1, limited: pods=1`; err == nil || err.Error() != want {
+		t.Fatalf("a pod is checked against quotas read from storage: %v", err)
+	}
+	cms, _ := apis.Lookup("", "configmaps")
+	cm := &admission.Attributes{Operation: admission.Create, Resource: cms, Namespace: "team", Name: "a",
+		Object: &corev1.ConfigMap{Metadata: &metav1.ObjectMeta{Name: "a", Namespace: "team"}}}
+	if err := p.Validate(context.Background(), cm); err != nil {
+		t.Fatalf("other kinds go by the cache alone: %v", err)
+	}
+}
