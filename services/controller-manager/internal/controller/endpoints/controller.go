@@ -25,6 +25,9 @@ const Name = "endpoints"
 // Component is the tracer name.
 const Component = "endpoints-controller"
 
+// annotationLeader holds a leader-election record on an Endpoints.
+const annotationLeader = "control-plane.alpha.kubernetes.io/leader"
+
 // Controller is the endpoints controller.
 type Controller struct {
 	endpoints *client.Client[*corev1.Endpoints]
@@ -73,8 +76,9 @@ func New(c *controller.Context) (*Controller, error) {
 	return ec, nil
 }
 
-// Run works the queue until ctx is done.
+// Run queues the leftover Endpoints and works the queue until ctx is done.
 func (ec *Controller) Run(ctx context.Context, workers int) error {
+	go ec.enqueueLeftovers(ctx)
 	return controller.RunWorkers(ctx, ec.log, ec.queue, workers, ec.Sync, ec.synced...)
 }
 
@@ -114,12 +118,16 @@ func (ec *Controller) Sync(ctx context.Context, key string) error {
 		return err
 	}
 	subsets, labels := desiredSubsets(svc, pods), desiredLabels(svc)
+	truncated := truncate(subsets)
 	cur, err := ec.epsLister.Get(ns, name)
 	if apierrors.IsNotFound(err) {
 		ep := &corev1.Endpoints{
 			ApiVersion: "v1", Kind: "Endpoints",
 			Metadata: &metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
 			Subsets:  subsets,
+		}
+		if truncated {
+			ep.Metadata.Annotations = map[string]string{AnnotationOverCapacity: "truncated"}
 		}
 		telemetry.Stamp(ctx, ep)
 		_, err := ec.endpoints.Create(ctx, ep)
@@ -128,14 +136,46 @@ func (ec *Controller) Sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	if sameSubsets(cur.GetSubsets(), subsets) && maps.Equal(cur.GetMetadata().GetLabels(), labels) {
+	_, marked := cur.GetMetadata().GetAnnotations()[AnnotationOverCapacity]
+	if sameSubsets(cur.GetSubsets(), subsets) && maps.Equal(cur.GetMetadata().GetLabels(), labels) && marked == truncated {
 		return nil
 	}
 	next := object.Copy(cur)
 	next.Subsets, next.Metadata.Labels = subsets, labels
+	if truncated {
+		if next.Metadata.Annotations == nil {
+			next.Metadata.Annotations = map[string]string{}
+		}
+		next.Metadata.Annotations[AnnotationOverCapacity] = "truncated"
+	} else {
+		delete(next.Metadata.Annotations, AnnotationOverCapacity)
+	}
 	telemetry.Stamp(ctx, next)
 	_, err = ec.endpoints.Update(ctx, next)
 	return err
+}
+
+// enqueueLeftovers queues every Endpoints once the caches have synced, as
+// Kubernetes' controller does at start: one whose Service was deleted while
+// no controller ran is deleted then. Leader-election records kept in
+// Endpoints by older components have no Service and are left alone.
+func (ec *Controller) enqueueLeftovers(ctx context.Context) {
+	if cache.WaitForCacheSync(ctx, ec.synced...) {
+		ec.queueLeftovers()
+	}
+}
+
+func (ec *Controller) queueLeftovers() {
+	eps, err := ec.epsLister.List(nil)
+	if err != nil {
+		return
+	}
+	for _, ep := range eps {
+		if _, ok := ep.GetMetadata().GetAnnotations()[annotationLeader]; ok {
+			continue
+		}
+		controller.Enqueue(ec.queue, ep)
+	}
 }
 
 func sameSubsets(a, b []*corev1.EndpointSubset) bool {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/object"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	ctltest "podline.dev/services/controller-manager/internal/controller/testing"
@@ -226,5 +227,92 @@ func TestPortsWithTheSameAddressesShareASubset(t *testing.T) {
 	sync(t, ec, "default/web")
 	if got, want := show(stored(t, f, "web").GetSubsets()), "[10.0.0.1 | 10.0.0.2 | dns:5353/UDP http:8080/TCP]"; got != want {
 		t.Errorf("subsets = %s, want %s", got, want)
+	}
+}
+
+// At start every Endpoints is looked at once: one whose Service is gone is
+// deleted; a leader-election record is not even queued.
+func TestLeftoverEndpointsAreDeletedAtStart(t *testing.T) {
+	f, ec := newFixture(t)
+	ep := func(name string, annotations map[string]string) *corev1.Endpoints {
+		return &corev1.Endpoints{Metadata: &metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations}}
+	}
+	f.Add(ctltest.MakeService().Obj(), ep("web", nil), ep("gone", nil),
+		ep("lock", map[string]string{annotationLeader: `{"holderIdentity":"x"}`}))
+	ec.queueLeftovers()
+	if n := ec.queue.Len(); n != 2 {
+		t.Fatalf("%d keys queued, want web and gone", n)
+	}
+	for range 2 {
+		key, _ := ec.queue.Get()
+		sync(t, ec, key)
+		ec.queue.Done(key)
+	}
+	f.ExpectWrites("delete endpoints default/gone") // web is already what its Service wants
+}
+
+func TestOverCapacityIsTruncatedAndMarked(t *testing.T) {
+	f, ec := newFixture(t)
+	t0 := ctltest.Epoch
+	objs := []object.Object{ctltest.MakeService().Obj()}
+	for i := range MaxCapacity + 5 {
+		p := webPod(fmt.Sprintf("p%04d", i), fmt.Sprintf("10.0.%d.%d", i/250, i%250+1))
+		if i%2 == 0 {
+			p = p.Ready(t0)
+		}
+		objs = append(objs, p.Obj())
+	}
+	f.Add(objs...)
+	sync(t, ec, "default/web")
+	ep := stored(t, f, "web")
+	ready, notReady := len(ep.GetSubsets()[0].GetAddresses()), len(ep.GetSubsets()[0].GetNotReadyAddresses())
+	if ready != 503 || notReady != MaxCapacity-503 {
+		t.Errorf("%d ready and %d not ready addresses, want every ready one (503) and the rest up to %d", ready, notReady, MaxCapacity)
+	}
+	if ep.GetMetadata().GetAnnotations()[AnnotationOverCapacity] != "truncated" {
+		t.Errorf("annotations = %v", ep.GetMetadata().GetAnnotations())
+	}
+	// Back under capacity: the mark goes.
+	f.SyncCache("endpoints")
+	f.Conn.Remove("pods", "default", "p0000")
+	f.Conn.Remove("pods", "default", "p0001")
+	for i := 2; i < 10; i++ {
+		f.Conn.Remove("pods", "default", fmt.Sprintf("p%04d", i))
+	}
+	f.SyncCache("pods")
+	sync(t, ec, "default/web")
+	if a := stored(t, f, "web").GetMetadata().GetAnnotations(); a[AnnotationOverCapacity] != "" {
+		t.Errorf("annotations under capacity = %v", a)
+	}
+}
+
+func TestTruncateKeepsReadyFirstAndSharesByProportion(t *testing.T) {
+	addrs := func(n int) []*corev1.EndpointAddress {
+		out := make([]*corev1.EndpointAddress, n)
+		for i := range out {
+			out[i] = &corev1.EndpointAddress{Ip: fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)}
+		}
+		return out
+	}
+	count := func(ss []*corev1.EndpointSubset) string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, fmt.Sprintf("%d/%d", len(s.Addresses), len(s.NotReadyAddresses)))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name      string
+		subsets   []*corev1.EndpointSubset
+		truncated bool
+		want      string
+	}{
+		{"under capacity", []*corev1.EndpointSubset{{Addresses: addrs(600), NotReadyAddresses: addrs(400)}}, false, "600/400"},
+		{"not-ready cut", []*corev1.EndpointSubset{{Addresses: addrs(600), NotReadyAddresses: addrs(300)}, {NotReadyAddresses: addrs(300)}}, true, "600/200 0/200"},
+		{"ready cut, not-ready dropped", []*corev1.EndpointSubset{{Addresses: addrs(900), NotReadyAddresses: addrs(10)}, {Addresses: addrs(300)}}, true, "750/0 250/0"},
+	} {
+		if got := truncate(tc.subsets); got != tc.truncated || count(tc.subsets) != tc.want {
+			t.Errorf("%s: truncate = %v, %s; want %v, %s", tc.name, got, count(tc.subsets), tc.truncated, tc.want)
+		}
 	}
 }

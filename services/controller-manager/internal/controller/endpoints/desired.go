@@ -156,3 +156,48 @@ func desiredLabels(svc *corev1.Service) map[string]string {
 	}
 	return l
 }
+
+// MaxCapacity is the most addresses an Endpoints lists; beyond it the
+// subsets are truncated and the Endpoints says so with AnnotationOverCapacity.
+const MaxCapacity = 1000
+
+// AnnotationOverCapacity ("truncated") marks an Endpoints whose Service has
+// more endpoints than it lists.
+const AnnotationOverCapacity = "endpoints.kubernetes.io/over-capacity"
+
+// truncate cuts subsets down to MaxCapacity addresses, as Kubernetes does:
+// ready addresses are kept before not-ready ones, and each subset keeps a
+// share proportional to its size, rounded up, until the capacity is used.
+// It reports whether anything was cut.
+func truncate(subsets []*corev1.EndpointSubset) bool {
+	ready, notReady := 0, 0
+	for _, s := range subsets {
+		ready += len(s.GetAddresses())
+		notReady += len(s.GetNotReadyAddresses())
+	}
+	if ready+notReady <= MaxCapacity {
+		return false
+	}
+	truncateReady := ready > MaxCapacity
+	room, total := MaxCapacity-ready, notReady
+	if truncateReady {
+		room, total = MaxCapacity, ready
+	}
+	left := room
+	for _, s := range subsets {
+		n := len(s.NotReadyAddresses)
+		if truncateReady {
+			n = len(s.Addresses)
+		}
+		share := min((n*room+total-1)/total, left)
+		if truncateReady {
+			s.Addresses = s.Addresses[:min(share, len(s.Addresses))]
+			s.NotReadyAddresses = nil
+			left -= len(s.Addresses)
+		} else {
+			s.NotReadyAddresses = s.NotReadyAddresses[:min(share, len(s.NotReadyAddresses))]
+			left -= len(s.NotReadyAddresses)
+		}
+	}
+	return true
+}

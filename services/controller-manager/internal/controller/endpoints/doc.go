@@ -7,8 +7,12 @@
 // each with the ports the Service's targetPorts resolve to in that Pod.
 // Pods without an IP, finished or terminating are left out, and addresses
 // that serve the same ports share one subset. A headless Service without
-// ports lists bare addresses. The Endpoints has no owner: when its Service
-// is deleted, the controller deletes it. Which Pods back a Service, and on
+// ports lists bare addresses. Past 1000 addresses the subsets are cut
+// (ready ones kept first) and the Endpoints is annotated
+// endpoints.kubernetes.io/over-capacity: truncated. The Endpoints has no
+// owner: when its Service is deleted the controller deletes it, and at start
+// it deletes those whose Service went while it was not running. Which Pods
+// back a Service, and on
 // which ports, is package backends, shared with the endpointslice
 // controller. desired.go computes the subsets (pure); controller.go
 // writes them.
