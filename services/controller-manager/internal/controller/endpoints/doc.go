@@ -12,8 +12,7 @@
 // endpoints.kubernetes.io/over-capacity: truncated. The Endpoints has no
 // owner: when its Service is deleted the controller deletes it, and at start
 // it deletes those whose Service went while it was not running. Which Pods
-// back a Service, and on
-// which ports, is package backends, shared with the endpointslice
-// controller. desired.go computes the subsets (pure); controller.go
-// writes them.
+// back a Service, and on which ports, is package backends, shared with the
+// endpointslice controller. desired.go computes the subsets (pure);
+// controller.go writes them.
 package endpoints
