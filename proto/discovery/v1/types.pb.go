@@ -44,8 +44,8 @@ type EndpointSlice struct {
 	AddressType string `protobuf:"bytes,4,opt,name=address_type,json=addressType,proto3" json:"address_type,omitempty"`
 	// The endpoints, at most 1000.
 	Endpoints []*Endpoint `protobuf:"bytes,5,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
-	// The ports every endpoint of the slice serves; none means every port is
-	// open.
+	// The ports every endpoint of the slice serves; empty when no ports are
+	// defined (a Service always defines at least one).
 	Ports         []*EndpointPort `protobuf:"bytes,6,rep,name=ports,proto3" json:"ports,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -453,7 +453,8 @@ type EndpointPort struct {
 	Name *string `protobuf:"bytes,1,opt,name=name,proto3,oneof" json:"name,omitempty"`
 	// TCP (default), UDP or SCTP.
 	Protocol *string `protobuf:"bytes,2,opt,name=protocol,proto3,oneof" json:"protocol,omitempty"`
-	// The port number on the endpoints; unset means every port.
+	// The port number on the endpoints (the Service's target port); unset
+	// means the ports are not restricted.
 	Port *int32 `protobuf:"varint,3,opt,name=port,proto3,oneof" json:"port,omitempty"`
 	// The application protocol of the port, such as http.
 	AppProtocol   *string `protobuf:"bytes,4,opt,name=app_protocol,json=appProtocol,proto3,oneof" json:"app_protocol,omitempty"`
