@@ -90,10 +90,15 @@ func groupProto(g apis.Group) []byte {
 	for _, r := range apis.InGroup(g) {
 		k := r.Kind
 		p("")
+		p("// %sList is a list of %s objects.", k, k)
 		p("message %sList {", k)
+		p("  // Versioned schema of this representation of the list, %s.", r.Group.GroupVersion())
 		p("  string api_version = 1;")
+		p("  // Always %sList.", k)
 		p("  string kind = 2;")
+		p("  // Standard list metadata: the revision the list was read at and how to continue it.")
 		p("  podline.meta.v1.ListMeta metadata = 3;")
+		p("  // The %s objects.", k)
 		p("  repeated %s items = 4;", k)
 		p("}")
 		p("")

@@ -116,7 +116,7 @@ func TestSchemasSpeakKubernetesJSON(t *testing.T) {
 		{"creationTimestamp is a Time", defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"].Properties["creationTimestamp"].AllOf[0].Ref, ref("io.k8s.apimachinery.pkg.apis.meta.v1.Time")},
 		{"a described reference is wrapped in allOf", defs["io.k8s.api.core.v1.Container"].Properties["resources"].Description != "" &&
 			defs["io.k8s.api.core.v1.Container"].Properties["resources"].Ref == "", true},
-		{"an undescribed reference is plain", defs["io.k8s.api.core.v1.PodList"].Properties["metadata"].Ref, ref("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta")},
+		{"an array's items refer plainly", defs["io.k8s.api.core.v1.PodList"].Properties["items"].Items.Ref, ref("io.k8s.api.core.v1.Pod")},
 		{"ports are int-or-string", defs["io.k8s.apimachinery.pkg.util.intstr.IntOrString"].Format, "int-or-string"},
 		{"int-or-string is either", oneOf(defs["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]), "[integer string]"},
 		{"quantities are strings or numbers", oneOf(defs["io.k8s.apimachinery.pkg.api.resource.Quantity"]), "[string number]"},
@@ -226,16 +226,13 @@ func TestKubectlExplainFindsDescriptions(t *testing.T) {
 	}
 }
 
-// Every kind a user writes or reads, and everything under it, is
-// described: each definition and each of its properties.
+// Every kind a user writes or reads, its list, and everything under them,
+// is described: each definition and each of its properties.
 func TestEveryKindIsDescribedAllTheWayDown(t *testing.T) {
 	d := build(t)
 	for _, g := range apis.Groups {
 		doc := v3(t, d, strings.TrimPrefix(g.PathPrefix(), "/"))
 		for name, def := range doc.Components.Schemas {
-			if strings.HasSuffix(name, "List") || name == "io.k8s.apimachinery.pkg.apis.meta.v1.Patch" {
-				continue // generated list kinds and the PATCH body name no fields of their own
-			}
 			if def.Description == "" {
 				t.Errorf("%s: %s has no description", g.GroupVersion(), name)
 			}
