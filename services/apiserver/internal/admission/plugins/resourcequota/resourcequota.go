@@ -10,7 +10,10 @@
 //
 // Quotas are found in the watch cache; for a pod, a namespace whose cache
 // holds none is looked up in storage too, so a quota created a moment ago
-// applies to the next pod, as in Kubernetes.
+// applies to the next pod, as in Kubernetes. As there, a lookup that found
+// none is believed for LiveLookupTTL, so that pod creates in a namespace
+// without quotas cost no storage read each: a quota made in that time
+// counts once the watch cache has it, a moment later.
 //
 // Charging is a write of the quota's status (status.hard = spec.hard,
 // status.used raised by the charge) with the quota's resourceVersion as
@@ -66,6 +69,10 @@ type StatusWriter interface {
 	UpdateStatus(ctx context.Context, q *corev1.ResourceQuota) error
 }
 
+// LiveLookupTTL is how long a storage lookup that found no quota in a
+// namespace stands in for another (Kubernetes' quota admission: 30 s).
+const LiveLookupTTL = 30 * time.Second
+
 // Sources are what the plugin reads and writes.
 type Sources struct {
 	// Quotas lists a namespace's quotas from a cache; it tells the plugin
@@ -86,6 +93,7 @@ type Sources struct {
 type Plugin struct {
 	src   Sources
 	locks namespaceLocks
+	none  noQuotaLookups
 }
 
 var _ admission.Validator = (*Plugin)(nil)
@@ -108,12 +116,14 @@ func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	}
 	c := newCharge(a)
 	cached, err := p.src.Quotas.List(ctx, a.Namespace)
-	if err == nil && len(cached) == 0 && c.pod != nil {
+	if now := p.src.Now(); err == nil && len(cached) == 0 && c.pod != nil && !p.none.holds(a.Namespace, now) {
 		// A quota created a moment ago applies to the next pod, as in
 		// Kubernetes, which looks quotas up live when its cache has none.
 		// Object counts need the status the controller fills in, by which
 		// time the cache has the quota.
-		cached, err = p.src.LiveQuotas.List(ctx, a.Namespace)
+		if cached, err = p.src.LiveQuotas.List(ctx, a.Namespace); err == nil && len(cached) == 0 {
+			p.none.remember(a.Namespace, now.Add(LiveLookupTTL))
+		}
 	}
 	if err != nil || !c.concerns(cached) {
 		return err
@@ -321,6 +331,35 @@ func list(names []string, u quota.Usage) string {
 		parts[i] = n + "=" + quota.Format(n, u[n])
 	}
 	return strings.Join(parts, ",")
+}
+
+// noQuotaLookups remembers, per namespace, until when a storage lookup
+// that found no quota stands.
+type noQuotaLookups struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+// noQuotaKeep bounds the namespaces remembered; past it, lapsed ones go.
+const noQuotaKeep = 1024
+
+func (l *noQuotaLookups) holds(namespace string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return now.Before(l.until[namespace])
+}
+
+func (l *noQuotaLookups) remember(namespace string, until time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.until == nil {
+		l.until = map[string]time.Time{}
+	}
+	if len(l.until) >= noQuotaKeep {
+		now := until.Add(-LiveLookupTTL)
+		maps.DeleteFunc(l.until, func(_ string, t time.Time) bool { return !now.Before(t) })
+	}
+	l.until[namespace] = until
 }
 
 // namespaceLocks serialise the charges of one namespace.

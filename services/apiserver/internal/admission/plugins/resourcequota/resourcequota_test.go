@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/object"
@@ -274,5 +275,46 @@ func TestQuotaNotYetCached(t *testing.T) {
 		Object: &corev1.ConfigMap{Metadata: &metav1.ObjectMeta{Name: "a", Namespace: "team"}}}
 	if err := p.Validate(context.Background(), cm); err != nil {
 		t.Fatalf("other kinds go by the cache alone: %v", err)
+	}
+}
+
+// countingLister counts its Lists.
+type countingLister struct {
+	admission.Lister
+	n int
+}
+
+func (c *countingLister) List(ctx context.Context, ns string) ([]object.Object, error) {
+	c.n++
+	return c.Lister.List(ctx, ns)
+}
+
+func TestNoQuotaLookupStandsForItsTTL(t *testing.T) {
+	live := &countingLister{Lister: admission.NewMemory("", "resourcequotas")}
+	now := time.Unix(1000, 0)
+	p := New(Sources{Quotas: admission.NewMemory("", "resourcequotas"), LiveQuotas: live, Pods: failingLister{}, Status: newStore(),
+		Now: func() time.Time { return now }})
+	create := func(name string) {
+		t.Helper()
+		if err := p.Validate(context.Background(), createPod(pod(name, "1m", "1Mi", ""))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("a")
+	create("b")
+	now = now.Add(LiveLookupTTL - time.Second)
+	create("c")
+	if live.n != 1 {
+		t.Fatalf("storage read %d times within %v of finding no quota, want 1", live.n, LiveLookupTTL)
+	}
+	now = now.Add(2 * time.Second)
+	create("d")
+	if live.n != 2 {
+		t.Fatalf("storage read %d times after the lookup lapsed, want 2", live.n)
+	}
+	other := createPod(pod("e", "1m", "1Mi", ""))
+	other.Namespace = "elsewhere"
+	if err := p.Validate(context.Background(), other); err != nil || live.n != 3 {
+		t.Fatalf("another namespace is looked up on its own: %v, %d reads", err, live.n)
 	}
 }
