@@ -3,6 +3,7 @@ package test
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +23,11 @@ const benchPods = 30
 // BenchmarkKubeletPodStartup measures, on a real containerd with the image
 // present, the time from creating a pod bound to the node to seeing it
 // Running through a watch: 30 pods one after another, and 30 at once;
-// and the kubelet's resident memory with 30 pods running.
+// and the kubelet's resident memory with 30 pods running. It also reports
+// the CPU time the whole machine spent in the rounds (kubelet, containerd,
+// shims, runc, CNI plugins, the test's apiserver), per pod, and that time
+// divided by the cores: no pod of a round can be Running before the round
+// has had that much of the machine, whatever the kubelet does.
 //
 //	make bench-kubelet
 func BenchmarkKubeletPodStartup(b *testing.B) {
@@ -32,16 +37,20 @@ func BenchmarkKubeletPodStartup(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			var all []time.Duration
 			var rss int64
+			var busy time.Duration
 			for i := range b.N {
-				lat, r := n.startupRound(b, fmt.Sprintf("%s-%d", mode[:3], i), mode == "parallel")
+				lat, r, cpu := n.startupRound(b, fmt.Sprintf("%s-%d", mode[:3], i), mode == "parallel")
 				all = append(all, lat...)
 				rss = max(rss, r)
+				busy += cpu
 			}
 			slices.Sort(all)
 			b.ReportMetric(ms(percentile(all, 50)), "p50-ms")
 			b.ReportMetric(ms(percentile(all, 99)), "p99-ms")
 			b.ReportMetric(ms(all[len(all)-1]), "max-ms")
 			b.ReportMetric(float64(rss)/(1<<20), "kubelet-rss-MiB")
+			b.ReportMetric(ms(busy)/float64(len(all)), "machine-cpu-ms/pod")
+			b.ReportMetric(ms(busy)/float64(b.N)/float64(runtime.NumCPU()), "round-cpu-floor-ms")
 			b.ReportMetric(0, "ns/op") // a round's wall time says nothing here
 		})
 	}
@@ -58,9 +67,9 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 }
 
 // startupRound creates benchPods pods, measures each one's time to
-// Running, reads the kubelet's RSS with all of them running, and deletes
-// them again.
-func (n *realNode) startupRound(b *testing.B, prefix string, parallel bool) ([]time.Duration, int64) {
+// Running and the machine's CPU time until the last, reads the kubelet's
+// RSS with all of them running, and deletes them again.
+func (n *realNode) startupRound(b *testing.B, prefix string, parallel bool) ([]time.Duration, int64, time.Duration) {
 	ctx := ctxFor(b, 5*time.Minute)
 	w, err := n.pods.Watch(ctx, &metav1.ListRequest{Namespace: "default"})
 	if err != nil {
@@ -103,6 +112,7 @@ func (n *realNode) startupRound(b *testing.B, prefix string, parallel bool) ([]t
 		}
 	}
 	b.ResetTimer()
+	busyBefore := machineBusy(b)
 	if parallel {
 		var wg sync.WaitGroup
 		for i := range benchPods {
@@ -119,6 +129,7 @@ func (n *realNode) startupRound(b *testing.B, prefix string, parallel bool) ([]t
 		}
 	}
 	b.StopTimer()
+	cpu := machineBusy(b) - busyBefore
 	rss := n.kubeletRSS()
 
 	mu.Lock()
@@ -137,7 +148,33 @@ func (n *realNode) startupRound(b *testing.B, prefix string, parallel bool) ([]t
 		pods, _, err := n.pods.List(ctx, &metav1.ListRequest{Namespace: "default"})
 		return err == nil && len(pods) == 0, fmt.Sprintf("%d left", len(pods))
 	})
-	return lat, rss
+	return lat, rss, cpu
+}
+
+// clockTicks is USER_HZ, the unit of /proc/stat on Linux.
+const clockTicks = 100
+
+// machineBusy is the CPU time all cores have spent not idle since boot
+// (/proc/stat: user, nice, system, irq, softirq, steal).
+func machineBusy(b *testing.B) time.Duration {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		b.Fatalf("/proc/stat: %q", line)
+	}
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		v, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ticks += v
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
 }
 
 func waitSeen(b *testing.B, seen <-chan string) {
