@@ -21,6 +21,7 @@ import (
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/fields"
+	"podline.dev/pkg/grpcdyn"
 	"podline.dev/pkg/watchcache"
 	_ "podline.dev/proto/all" // every kind's Go type
 	"podline.dev/proto/apis"
@@ -91,7 +92,7 @@ const DefaultCapacity = 65536
 // New connects to NATS (retrying while it is down) and builds the caches
 // and services; Run starts feeding them.
 func New(cfg Config) (*Replica, error) {
-	opts := append([]grpc.ServerOption{grpc.StatsHandler(otelgrpc.NewServerHandler())}, serve.ServerOptions()...)
+	opts := append([]grpc.ServerOption{grpc.StatsHandler(otelgrpc.NewServerHandler())}, grpcdyn.ServerCodec())
 	r := &Replica{grpc: grpc.NewServer(append(opts, cfg.ServerOptions...)...), health: health.NewServer(),
 		authorizer: cfg.Authorizer, grace: cfg.NATSGrace}
 	if r.grace <= 0 {

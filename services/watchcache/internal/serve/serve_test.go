@@ -13,6 +13,7 @@ import (
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
+	"podline.dev/pkg/grpcdyn"
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 	"podline.dev/pkg/watchcache"
@@ -46,7 +47,7 @@ func serve(t *testing.T, gate Gate) (*client.Client[*corev1.Pod], *watchcache.Ca
 	cache := watchcache.New(watchcache.WithFreshTimeout(200*time.Millisecond), watchcache.WithBookmarkInterval(0))
 	cache.Replace([]object.Object{pod("a", "n1", 2, map[string]string{"app": "web"}), pod("b", "n2", 3, nil)}, 3)
 	up := &upstream{rev: 3}
-	s := grpc.NewServer(ServerOptions()...)
+	s := grpc.NewServer(grpcdyn.ServerCodec())
 	if err := Register(s, []Resource{{Res: res, Cache: cache, Up: up}}, gate); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/grpcdyn"
 	"podline.dev/pkg/object"
-	"podline.dev/pkg/watch"
 	"podline.dev/pkg/watchcache"
 	"podline.dev/proto/apis"
 	metav1 "podline.dev/proto/meta/v1"
@@ -61,7 +60,7 @@ func Register(s grpc.ServiceRegistrar, rs []Resource, gate Gate) error {
 type handler struct {
 	Resource
 	gate Gate
-	memo eventMemo
+	memo grpcdyn.EventMemo // needs grpcdyn.ServerCodec
 	msgs grpcdyn.Messages
 }
 
@@ -201,10 +200,8 @@ func (h *handler) watch(_ any, stream grpc.ServerStream) error {
 			if !ok {
 				return nil
 			}
-			var msg any
-			if ev.Type == watch.Bookmark {
-				msg = h.msgs.Event(ev) // its own object, at the revision of the moment
-			} else if msg, err = h.memo.encode(ev, h.msgs.Event); err != nil {
+			msg, err := h.memo.Message(ev, h.msgs)
+			if err != nil {
 				return apierrors.NewInternalError(err)
 			}
 			if err := stream.SendMsg(msg); err != nil {
