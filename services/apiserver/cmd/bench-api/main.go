@@ -24,7 +24,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,7 +34,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"podline.dev/pkg/client"
-	"podline.dev/pkg/watch"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/internal/server"
@@ -48,6 +46,7 @@ func main() {
 		creates     = flag.Int("creates", 3000, "creates per throughput run")
 		concurrency = flag.Int("concurrency", 16, "concurrent writers")
 		watchers    = flag.Int("watchers", 1000, "watchers for the delay run")
+		watchConns  = flag.Int("watch-conns", 0, "connections the watchers share, round robin (0: one each, as separate clients have)")
 		rate        = flag.Int("rate", 200, "writes per second in the delay run")
 		seconds     = flag.Int("seconds", 10, "length of the delay run")
 		cachePods   = flag.Int("cache-pods", 10000, "pods held in the watch cache for the memory run")
@@ -73,7 +72,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err := run(*etcdBin, *creates, *concurrency, *watchers, *rate, *seconds, *cachePods); err != nil {
+	if err := run(*etcdBin, *creates, *concurrency, *watchers, *watchConns, *rate, *seconds, *cachePods); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench-api:", err)
 		os.Exit(1)
@@ -83,7 +82,7 @@ func main() {
 // phases are the runs -phases selected.
 var phases map[string]bool
 
-func run(etcdBin string, creates, concurrency, watchers, rate, seconds, cachePods int) error {
+func run(etcdBin string, creates, concurrency, watchers, watchConns, rate, seconds, cachePods int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	etcd, stop, err := startEtcd(ctx, etcdBin)
@@ -133,12 +132,18 @@ func run(etcdBin string, creates, concurrency, watchers, rate, seconds, cachePod
 	}
 	if phases["watch"] {
 		// 2. Watch delay.
-		p50, p99, n, err := watchDelay(ctx, conn, watchers, rate, seconds)
-		if err != nil {
-			return err
+		if watchConns <= 0 || watchConns > watchers {
+			watchConns = watchers
 		}
-		fmt.Printf("watch delay, %d watchers, %d writes/s for %ds (%d of %d deliveries measured)\n", watchers, rate, seconds, n, watchers*rate*seconds)
-		fmt.Printf("  write acknowledged -> event received  p50 %v  p99 %v  (target p99 < 100ms)\n\n", p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond))
+		fmt.Printf("watch delay, %d watchers on %d connections, %d writes/s for %ds\n", watchers, watchConns, rate, seconds)
+		for _, decode := range []bool{false, true} {
+			d, err := watchDelay(ctx, conn, lis.Addr().String(), watchers, watchConns, rate, seconds, decode)
+			if err != nil {
+				return err
+			}
+			fmt.Println(d)
+		}
+		fmt.Println()
 	}
 	if phases["mem"] {
 		// 3. Memory.
@@ -219,74 +224,6 @@ func parallel(n, c int, fn func(i int) error) float64 {
 	}
 	wg.Wait()
 	return float64(n-int(failed.Load())) / time.Since(start).Seconds()
-}
-
-// watchDelay opens watchers on pods, writes at rate for seconds, and
-// measures, per delivery, the time from the write's acknowledgement to the event.
-func watchDelay(ctx context.Context, conn *grpc.ClientConn, watchers, rate, seconds int) (p50, p99 time.Duration, n int, err error) {
-	pods := client.Pods(conn)
-	_, lm, err := pods.List(ctx, &metav1.ListRequest{Namespace: "kube-public"})
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	var acked sync.Map // name -> time acknowledged
-	type receipt struct {
-		name string
-		at   time.Time
-	}
-	var mu sync.Mutex
-	var receipts []receipt
-	wctx, wcancel := context.WithCancel(ctx)
-	defer wcancel()
-	var wg sync.WaitGroup
-	for range watchers {
-		w, err := pods.Watch(wctx, &metav1.ListRequest{Namespace: "kube-public", ResourceVersion: lm.GetResourceVersion()})
-		if err != nil {
-			return 0, 0, 0, err
-		}
-		wg.Add(1)
-		go func(w watch.Interface) {
-			defer wg.Done()
-			var local []receipt
-			for ev := range w.ResultChan() {
-				if ev.Type == watch.Added {
-					local = append(local, receipt{ev.Object.GetMetadata().GetName(), time.Now()})
-				}
-			}
-			mu.Lock()
-			receipts = append(receipts, local...)
-			mu.Unlock()
-		}(w)
-	}
-	tick := time.NewTicker(time.Second / time.Duration(rate))
-	total := rate * seconds
-	for i := range total {
-		<-tick.C
-		p := benchPod(fmt.Sprintf("w-%06d", i), "watch")
-		p.Metadata.Namespace = "kube-public"
-		go func(i int) {
-			if _, err := pods.Create(ctx, p); err == nil {
-				acked.Store(p.Metadata.Name, time.Now())
-			}
-		}(i)
-	}
-	tick.Stop()
-	time.Sleep(2 * time.Second)
-	wcancel()
-	wg.Wait()
-	// An event can arrive before its writer hears the acknowledgement: that
-	// delivery took no time after the ack.
-	var delays []time.Duration
-	for _, r := range receipts {
-		if t, ok := acked.Load(r.name); ok {
-			delays = append(delays, max(r.at.Sub(t.(time.Time)), 0))
-		}
-	}
-	if len(delays) == 0 {
-		return 0, 0, 0, fmt.Errorf("no events delivered")
-	}
-	sort.Slice(delays, func(i, j int) bool { return delays[i] < delays[j] })
-	return delays[len(delays)/2], delays[len(delays)*99/100], len(delays), nil
 }
 
 func waitCached(ctx context.Context, pods *client.Client[*corev1.Pod], selector string, want int) error {
