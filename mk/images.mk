@@ -94,6 +94,9 @@ bin/cnitool: tools/containerd/go.mod
 	cd $(CURDIR)/tools/containerd && $(IMG_GO_TOOL) -o $(CURDIR)/$@ github.com/containernetworking/cni/cnitool
 	@touch $@
 
+# make test pulls from a real registry (the kubelet's image tests).
+test: bin/registry
+
 bin/registry: tools/registry/go.mod
 	@mkdir -p $(CURDIR)/bin
 	cd $(CURDIR)/tools/registry && $(IMG_GO_TOOL) -o $(CURDIR)/$@ github.com/distribution/distribution/v3/cmd/registry

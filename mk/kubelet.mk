@@ -34,6 +34,10 @@ kubelet-test-deps: bin/containerd bin/containerd-shim-runc-v2
 			{ apt-get update && apt-get install -y --no-install-recommends $$missing; }; \
 	fi
 
+# make test runs the kubelet's tests on a real containerd (they skip without
+# it, or when not root) and the node's binary.
+test: kubelet-test-deps $(KUBELET_BUILD_DIR)/kubelet
+
 test-kubelet: kubelet-test-deps
 	$(GO) test -race -count=1 -timeout 20m ./services/kubelet/...
 

@@ -16,6 +16,11 @@ TOOLS_KUBECTL_VERSION := v1.37.2
 tools: bin/etcd bin/etcdctl bin/kubectl bin/jaeger bin/nats-server
 kubectl: bin/kubectl
 
+# make test drives these for real (kubectl against a test apiserver, kubectl
+# birth against a real Jaeger); a test that lacks one skips, so make test
+# builds them first.
+test: bin/kubectl bin/jaeger
+
 # `go build -o` leaves an up-to-date binary untouched, so each recipe touches
 # its target to record that it was checked against the newer go.mod.
 
