@@ -46,6 +46,9 @@ type Resource struct {
 	Actions []Action
 	// Scale is true when the resource has the scale subresource (autoscaling/v1 Scale).
 	Scale bool
+	// Warning is sent with every answer about the resource, as Kubernetes
+	// warns about a deprecated kind.
+	Warning string
 }
 
 // Action is a subresource written with a body of its own kind, answered by a Status.
@@ -101,7 +104,8 @@ var Resources = []Resource{
 	{Group: Core, Kind: "Node", Name: "nodes", Singular: "node", Status: true, EtcdName: "minions", ShortNames: []string{"no"}},
 	{Group: Core, Kind: "Namespace", Name: "namespaces", Singular: "namespace", Status: true, ShortNames: []string{"ns"}},
 	{Group: Core, Kind: "Service", Name: "services", Singular: "service", Namespaced: true, Status: true, EtcdName: "services/specs", ShortNames: []string{"svc"}, Categories: []string{"all"}},
-	{Group: Core, Kind: "Endpoints", Name: "endpoints", Singular: "endpoints", Namespaced: true, ShortNames: []string{"ep"}},
+	{Group: Core, Kind: "Endpoints", Name: "endpoints", Singular: "endpoints", Namespaced: true, ShortNames: []string{"ep"},
+		Warning: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"},
 	{Group: Core, Kind: "Event", Name: "events", Singular: "event", Namespaced: true, ShortNames: []string{"ev"}},
 	{Group: Core, Kind: "ConfigMap", Name: "configmaps", Singular: "configmap", Namespaced: true, ShortNames: []string{"cm"}},
 	{Group: Core, Kind: "Secret", Name: "secrets", Singular: "secret", Namespaced: true},

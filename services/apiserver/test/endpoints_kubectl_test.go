@@ -22,22 +22,30 @@ subsets:
     port: 5432
 `
 
+// endpointsWarning is what Kubernetes 1.33+ answers every request about
+// core/v1 Endpoints with, and kubectl prints on stderr.
+const endpointsWarning = "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n"
+
 // The real kubectl with core/v1 Endpoints: apply a hand-written one
 // (defaulted to TCP), list it by its short name with kubectl's ENDPOINTS
-// column, see Kubernetes' field path for a bad IP, and explain it and a
-// pod's containers with the descriptions from proto/*/v1/types.proto.
+// column, each with the deprecation warning, see Kubernetes' field path for
+// a bad IP, and explain it and a pod's containers with the descriptions
+// from proto/*/v1/types.proto.
 func TestKubectlEndpointsAndExplain(t *testing.T) {
 	s := apiservertest.Start(t)
 	k := newKubectl(t, s)
 	f := k.file("ep.yaml", kubectlEndpoints)
-	if out := k.must("apply", "-f", f); strings.TrimSpace(out) != "endpoints/external-db created" {
+	if out := k.must("apply", "-f", f); out != endpointsWarning+"endpoints/external-db created\n" {
 		t.Fatalf("apply printed %q", out)
 	}
-	get := k.must("get", "ep")
+	get, warned := strings.CutPrefix(k.must("get", "ep"), endpointsWarning)
+	if !warned {
+		t.Errorf("kubectl get ep printed no deprecation warning:\n%s", get)
+	}
 	if fields := strings.Fields(strings.Split(get, "\n")[1]); len(fields) != 3 || fields[0] != "external-db" || fields[1] != "192.168.10.5:5432,192.168.10.6:5432" {
 		t.Errorf("kubectl get ep:\n%s", get)
 	}
-	if p := k.must("get", "endpoints", "external-db", "-o", "jsonpath={.subsets[0].ports[0].protocol}"); p != "TCP" {
+	if p := k.must("get", "endpoints", "external-db", "-o", "jsonpath={.subsets[0].ports[0].protocol}"); p != endpointsWarning+"TCP" {
 		t.Errorf("protocol = %q, want the TCP default", p)
 	}
 	bad := k.file("bad.yaml", strings.Replace(kubectlEndpoints, "192.168.10.6", "127.0.0.1", 1))

@@ -16,6 +16,7 @@ import (
 	"podline.dev/pkg/object"
 	"podline.dev/pkg/watch"
 	metav1 "podline.dev/proto/meta/v1"
+	"podline.dev/services/apiserver/internal/admission"
 	"podline.dev/services/apiserver/internal/registry"
 )
 
@@ -75,12 +76,25 @@ func serviceDesc(reg *registry.Registry) (*grpc.ServiceDesc, error) {
 		if err != nil {
 			return nil, err
 		}
+		if res.Warning != "" {
+			call = withWarning(call, res.Warning)
+		}
 		desc.Methods = append(desc.Methods, grpc.MethodDesc{
 			MethodName: string(m.Name()),
 			Handler:    grpcdyn.UnaryHandler("/"+string(name)+"/"+string(m.Name()), in, call),
 		})
 	}
 	return desc, nil
+}
+
+// withWarning answers every call with warning, as Kubernetes warns on
+// every request for a deprecated kind (the REST layer makes it a Warning
+// header).
+func withWarning(call grpcdyn.UnaryFunc, warning string) grpcdyn.UnaryFunc {
+	return func(ctx context.Context, req proto.Message) (proto.Message, error) {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(admission.WarningMetadataKey, warning))
+		return call(ctx, req)
+	}
 }
 
 // unaryCall picks the registry call behind a method name.
