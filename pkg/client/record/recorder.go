@@ -121,7 +121,15 @@ func NewRecorder(conn grpc.ClientConnInterface, component, host string, opts ...
 
 // Eventf queues an event about obj; it never blocks.
 func (r *Recorder) Eventf(obj object.Object, eventtype, reason, messageFmt string, args ...any) {
+	r.EventfAt(obj, "", eventtype, reason, messageFmt, args...)
+}
+
+// EventfAt queues an event about a part of obj, named by fieldPath as
+// involvedObject.fieldPath ("spec.containers{web}", as the kubelet names a
+// container); it never blocks.
+func (r *Recorder) EventfAt(obj object.Object, fieldPath, eventtype, reason, messageFmt string, args ...any) {
 	ev := r.makeEvent(obj, eventtype, reason, fmt.Sprintf(messageFmt, args...))
+	ev.InvolvedObject.FieldPath = fieldPath
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -226,7 +234,7 @@ func aggregationKey(ev *corev1.Event) string {
 	ref := ev.GetInvolvedObject()
 	return ev.GetSource().GetComponent() + "\x00" + ev.GetSource().GetHost() + "\x00" +
 		ref.GetKind() + "\x00" + ref.GetNamespace() + "\x00" + ref.GetName() + "\x00" + ref.GetUid() + "\x00" +
-		ref.GetApiVersion() + "\x00" + ev.GetType() + "\x00" + ev.GetReason() + "\x00" + ev.GetMessage()
+		ref.GetApiVersion() + "\x00" + ref.GetFieldPath() + "\x00" + ev.GetType() + "\x00" + ev.GetReason() + "\x00" + ev.GetMessage()
 }
 
 func (r *Recorder) run(w *worker) {

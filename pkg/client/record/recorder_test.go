@@ -107,6 +107,26 @@ func TestIdenticalEventsBumpCountAndLastTimestamp(t *testing.T) {
 	}
 }
 
+// An event about a container names it in involvedObject.fieldPath, and
+// the same event about two containers is two events, as in Kubernetes.
+func TestEventfAtNamesThePartOfTheObject(t *testing.T) {
+	s := apiservertest.Start(t)
+	rec := record.NewRecorder(s.Conn, "kubelet", "node-1", record.WithClock(clock.NewFake(t0)))
+	p := pod("web-z")
+	for _, c := range []string{"web", "sidecar", "web"} {
+		rec.EventfAt(p, "spec.containers{"+c+"}", record.EventTypeNormal, "Pulled", "%s", "Container image already present on machine")
+	}
+	rec.Shutdown()
+
+	byPath := map[string]int32{}
+	for _, ev := range events(t, s, "default") {
+		byPath[ev.GetInvolvedObject().GetFieldPath()] = ev.GetCount()
+	}
+	if len(byPath) != 2 || byPath["spec.containers{web}"] != 2 || byPath["spec.containers{sidecar}"] != 1 {
+		t.Errorf("events by fieldPath and count: %v, want web twice and sidecar once", byPath)
+	}
+}
+
 func TestEventsOfClusterScopedObjectsGoToDefault(t *testing.T) {
 	s := apiservertest.Start(t)
 	rec := record.NewRecorder(s.Conn, "kubelet", "node-1")

@@ -33,14 +33,14 @@ func ContainerPath(container string, init bool) string {
 }
 
 // FromRecord records through pkg/client/record, which writes the Events
-// (with source kubelet/<node>, folding repeats, in the object's trace).
-// record cannot name a part of an object yet, so fieldPath is dropped.
-type FromRecord struct{ R record.EventRecorder }
+// (with source kubelet/<node>, involvedObject.fieldPath naming the
+// container, folding repeats, in the object's trace).
+type FromRecord struct{ R *record.Recorder }
 
 var _ Recorder = FromRecord{}
 
-func (f FromRecord) Eventf(obj object.Object, _ string, eventtype, reason, format string, args ...any) {
-	f.R.Eventf(obj, eventtype, reason, format, args...)
+func (f FromRecord) Eventf(obj object.Object, fieldPath, eventtype, reason, format string, args ...any) {
+	f.R.EventfAt(obj, fieldPath, eventtype, reason, format, args...)
 }
 
 // Recorded is one event a Fake saw.
