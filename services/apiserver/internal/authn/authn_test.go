@@ -101,6 +101,24 @@ func (a accounts) ServiceAccountUID(ns, name string) (string, bool) {
 	return uid, ok
 }
 
+func (a accounts) Pod(string, string) (string, time.Time, bool) { return "", time.Time{}, false }
+
+// objects are accounts and Pods (namespace/name) for bound tokens.
+type objects struct {
+	accounts
+	pods map[string]testPod
+}
+
+type testPod struct {
+	uid      string
+	deletion time.Time
+}
+
+func (o objects) Pod(ns, name string) (string, time.Time, bool) {
+	p, ok := o.pods[ns+"/"+name]
+	return p.uid, p.deletion, ok
+}
+
 func TestServiceAccountTokens(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	otherKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -192,5 +210,101 @@ func TestBearerToken(t *testing.T) {
 		if got := BearerToken(in); got != want {
 			t.Errorf("BearerToken(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestBoundServiceAccountTokens(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	now := time.Now()
+	issuer := NewTokenIssuer(key, DefaultIssuer)
+	verifier := NewServiceAccountTokens(&key.PublicKey, DefaultIssuer, []string{DefaultIssuer}, objects{
+		accounts: accounts{"default/default": "sa-uid"},
+		pods: map[string]testPod{
+			"default/web":       {uid: "pod-uid"},
+			"default/recreated": {uid: "pod-uid-new"},
+			"default/leaving":   {uid: "pod-uid", deletion: now.Add(-30 * time.Second)},
+			"default/left":      {uid: "pod-uid", deletion: now.Add(-2 * time.Minute)},
+		},
+	})
+	verifier.now = func() time.Time { return now }
+	sa := ServiceAccountRef{Namespace: "default", Name: "default", UID: "sa-uid"}
+	tests := []struct {
+		name    string
+		pod     string
+		node    *ObjectRef
+		wantErr error
+	}{
+		{name: "bound to a running pod on a node", pod: "web", node: &ObjectRef{Name: "worker-1", UID: "node-uid"}},
+		{name: "pod deleted", pod: "gone", wantErr: ErrTokenInvalidated},
+		{name: "pod recreated under the same name", pod: "recreated", wantErr: ErrTokenInvalidated},
+		{name: "pod being deleted, within the leeway", pod: "leaving"},
+		{name: "pod being deleted for longer than the leeway", pod: "left", wantErr: ErrTokenInvalidated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tok, _, err := issuer.IssueBound(sa, Binding{Pod: &ObjectRef{Name: tt.pod, UID: "pod-uid"}, Node: tt.node}, []string{DefaultIssuer}, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, ok, err := verifier.Authenticate(context.Background(), Credentials{BearerToken: tok})
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || ok {
+					t.Fatalf("got ok=%v err=%v; want %v", ok, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !ok || u.Name != "system:serviceaccount:default:default" {
+				t.Fatalf("got %+v, %v, %v", u, ok, err)
+			}
+			if got := u.Extra[ExtraPodName]; !slices.Equal(got, []string{tt.pod}) || !slices.Equal(u.Extra[ExtraPodUID], []string{"pod-uid"}) {
+				t.Fatalf("extra = %v", u.Extra)
+			}
+			if jti := u.Extra[ExtraCredentialID]; len(jti) != 1 || !strings.HasPrefix(jti[0], "JTI=") {
+				t.Fatalf("credential id = %v", jti)
+			}
+			if tt.node != nil && (!slices.Equal(u.Extra[ExtraNodeName], []string{"worker-1"}) || !slices.Equal(u.Extra[ExtraNodeUID], []string{"node-uid"})) {
+				t.Fatalf("node extra = %v", u.Extra)
+			}
+		})
+	}
+}
+
+func TestTokenChainAudiences(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	issuer := NewTokenIssuer(key, DefaultIssuer)
+	api := []string{DefaultIssuer}
+	sat := NewServiceAccountTokens(&key.PublicKey, DefaultIssuer, api, accounts{"default/builder": "uid-1"})
+	static := NewStaticTokens(map[string]*request.User{"bootstrap-token": {Name: "kubelet-bootstrap"}})
+	chain := TokenChain{AudienceAgnostic(static, api), sat}
+	builder := ServiceAccountRef{Namespace: "default", Name: "builder", UID: "uid-1"}
+	forVault, _, _ := issuer.Issue(builder, []string{"vault", DefaultIssuer}, time.Hour)
+	tests := []struct {
+		name        string
+		token       string
+		audiences   []string
+		wantUser    string
+		wantMatched []string
+		wantErr     error
+	}{
+		{name: "service account token, the apiserver's audience", token: forVault, audiences: api, wantUser: "system:serviceaccount:default:builder", wantMatched: api},
+		{name: "service account token, a review for vault", token: forVault, audiences: []string{"vault", "other"}, wantUser: "system:serviceaccount:default:builder", wantMatched: []string{"vault"}},
+		{name: "service account token, an audience it is not for", token: forVault, audiences: []string{"other"}, wantErr: ErrInvalidToken},
+		{name: "static token, the apiserver's audience", token: "bootstrap-token", audiences: api, wantUser: "kubelet-bootstrap", wantMatched: api},
+		{name: "static token is for no other audience", token: "bootstrap-token", audiences: []string{"vault"}, wantErr: ErrNoCredentials},
+		{name: "unknown token", token: "nope", audiences: api, wantErr: ErrNoCredentials},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u, matched, err := chain.AuthenticateToken(context.Background(), tt.token, tt.audiences)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || u.Name != tt.wantUser || !u.InGroup(request.AllAuthenticated) || !slices.Equal(matched, tt.wantMatched) {
+				t.Fatalf("got %+v, %v, %v", u, matched, err)
+			}
+		})
 	}
 }

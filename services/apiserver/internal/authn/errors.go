@@ -15,4 +15,7 @@ var (
 	// ErrServiceAccountGone means a token names a ServiceAccount that no
 	// longer exists (or was recreated with another uid).
 	ErrServiceAccountGone = errors.New("authn: service account not found")
+	// ErrTokenInvalidated means a token is bound to a Pod that is gone,
+	// was recreated, or is being deleted.
+	ErrTokenInvalidated = errors.New("authn: service account token has been invalidated")
 )

@@ -62,6 +62,8 @@ type AuthConfig struct {
 // audit log of both.
 type auth struct {
 	authn authn.Chain
+	// tokens are authn's bearer-token authenticators, for TokenReviews.
+	tokens authn.TokenChain
 	// authorizer is nil when only the audit log is on.
 	authorizer authz.Authorizer
 	audit      *audit.Logger // nil: no audit log
@@ -100,9 +102,6 @@ func (s *Server) newAuth(cfg *AuthConfig, log *audit.Logger) (*auth, error) {
 	if cfg.ClientCA != nil {
 		a.authn = append(a.authn, authn.NewX509(cfg.ClientCA))
 	}
-	if cfg.Tokens != nil {
-		a.authn = append(a.authn, cfg.Tokens)
-	}
 	issuer := cfg.ServiceAccountIssuer
 	if issuer == "" {
 		issuer = authn.DefaultIssuer
@@ -110,6 +109,20 @@ func (s *Server) newAuth(cfg *AuthConfig, log *audit.Logger) (*auth, error) {
 	a.audiences = cfg.APIAudiences
 	if len(a.audiences) == 0 {
 		a.audiences = []string{issuer}
+	}
+	if cfg.Tokens != nil {
+		a.authn = append(a.authn, cfg.Tokens)
+		a.tokens = append(a.tokens, authn.AudienceAgnostic(cfg.Tokens, a.audiences))
+	}
+	// One Pod cache serves the Node authorizer and bound tokens.
+	var pods *cache.Cache
+	podCache := func() (*cache.Cache, error) {
+		if pods != nil {
+			return pods, nil
+		}
+		var err error
+		pods, err = newCache("pods", node.Indexers())
+		return pods, err
 	}
 	if cfg.ServiceAccountSigningKey != nil {
 		a.issuer = authn.NewTokenIssuer(cfg.ServiceAccountSigningKey, issuer)
@@ -119,7 +132,14 @@ func (s *Server) newAuth(cfg *AuthConfig, log *audit.Logger) (*auth, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.authn = append(a.authn, authn.NewServiceAccountTokens(cfg.ServiceAccountKey, issuer, a.audiences, serviceAccounts{c: sas, live: s.registries["serviceaccounts"]}))
+		pc, err := podCache()
+		if err != nil {
+			return nil, err
+		}
+		sat := authn.NewServiceAccountTokens(cfg.ServiceAccountKey, issuer, a.audiences,
+			serviceAccounts{c: sas, live: s.registries["serviceaccounts"], pods: pc, livePod: s.livePod})
+		a.authn = append(a.authn, sat)
+		a.tokens = append(a.tokens, sat)
 	}
 	union := authz.Union{authz.PrivilegedGroups(request.Masters)}
 	modes := cfg.AuthorizationModes
@@ -131,7 +151,7 @@ func (s *Server) newAuth(cfg *AuthConfig, log *audit.Logger) (*auth, error) {
 		case ModeAlwaysAllow:
 			union = append(union, authz.AlwaysAllow)
 		case ModeNode:
-			pods, err := newCache("pods", node.Indexers())
+			pods, err := podCache()
 			if err != nil {
 				return nil, err
 			}
@@ -177,11 +197,14 @@ func (a *auth) run(ctx context.Context) {
 	}
 }
 
-// serviceAccounts looks accounts up for token authentication: in the
-// cache, and in storage when the cache has not seen the account (yet).
+// serviceAccounts looks accounts and the Pods tokens are bound to up for
+// token authentication: in the caches, and in storage when a cache has
+// not seen the object (yet).
 type serviceAccounts struct {
-	c    *cache.Cache
-	live *registry.Registry
+	c       *cache.Cache
+	live    *registry.Registry
+	pods    *cache.Cache
+	livePod func(namespace, name string) (*corev1.Pod, bool)
 }
 
 // liveTimeout bounds a storage read made on a cache miss.
@@ -204,7 +227,23 @@ func (s serviceAccounts) ServiceAccountUID(namespace, name string) (string, bool
 	return sa.GetMetadata().GetUid(), true
 }
 
-// livePod reads a Pod from storage for the Node authorizer.
+func (s serviceAccounts) Pod(namespace, name string) (string, time.Time, bool) {
+	obj, _ := s.pods.Get(namespace, name)
+	p, _ := obj.(*corev1.Pod)
+	if p == nil {
+		var ok bool
+		if p, ok = s.livePod(namespace, name); !ok {
+			return "", time.Time{}, false
+		}
+	}
+	var deletion time.Time
+	if ts := p.GetMetadata().GetDeletionTimestamp(); ts != nil {
+		deletion = time.Unix(ts.GetSeconds(), 0)
+	}
+	return p.GetMetadata().GetUid(), deletion, true
+}
+
+// livePod reads a Pod from storage for the Node authorizer and bound tokens.
 func (s *Server) livePod(namespace, name string) (*corev1.Pod, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
 	defer cancel()

@@ -16,7 +16,8 @@
 // token by an interceptor. Resource requests of both transports are
 // authorized in one place, the gRPC interceptors, which map the method and
 // request to Kubernetes' attributes (internal/authz) and write the audit
-// log (internal/audit, with Config.Audit). TokenRequest and the self-review
-// APIs (kubectl create token, auth whoami, auth can-i) are HTTP handlers
-// behind the same filter.
+// log (internal/audit, with Config.Audit). TokenRequest (tokens bound to
+// a Pod and its Node when asked), TokenReview, SubjectAccessReview and the
+// self-review APIs (kubectl create token, auth whoami, auth can-i) are HTTP
+// handlers behind the same filter.
 package server

@@ -79,6 +79,7 @@ func subMessage(b []byte, num protowire.Number) ([]byte, bool, error) {
 }
 
 // tokenRequestFromProto reads TokenRequest.spec {audiences=1,
+// boundObjectRef=3 {kind=1, apiVersion=2, name=3, uid=4},
 // expirationSeconds=4}.
 func tokenRequestFromProto(body []byte) (*tokenRequest, error) {
 	obj, err := unwrapProtobuf(body)
@@ -90,16 +91,51 @@ func tokenRequestFromProto(body []byte) (*tokenRequest, error) {
 		return nil, err
 	}
 	tr := &tokenRequest{Kind: "TokenRequest"}
+	var bad error
 	err = protoFields(spec, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) {
 		switch {
 		case num == 1 && typ == protowire.BytesType:
 			tr.Spec.Audiences = append(tr.Spec.Audiences, string(v))
+		case num == 3 && typ == protowire.BytesType:
+			tr.Spec.BoundObjectRef = &boundObjectRef{}
+			ref := map[protowire.Number]*string{1: &tr.Spec.BoundObjectRef.Kind, 2: &tr.Spec.BoundObjectRef.APIVersion,
+				3: &tr.Spec.BoundObjectRef.Name, 4: &tr.Spec.BoundObjectRef.UID}
+			bad = protoFields(v, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
+				if p := ref[num]; p != nil && typ == protowire.BytesType {
+					*p = string(v)
+				}
+			})
 		case num == 4 && typ == protowire.VarintType:
 			secs := int64(x)
 			tr.Spec.ExpirationSeconds = &secs
 		}
 	})
+	if err == nil {
+		err = bad
+	}
 	return tr, err
+}
+
+// tokenReviewFromProto reads TokenReview.spec {token=1, audiences=2}.
+func tokenReviewFromProto(body []byte) (*tokenReview, error) {
+	obj, err := unwrapProtobuf(body)
+	if err != nil {
+		return nil, err
+	}
+	spec, _, err := subMessage(obj, 2)
+	if err != nil {
+		return nil, err
+	}
+	review := &tokenReview{}
+	err = protoFields(spec, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			review.Spec.Token = string(v)
+		case num == 2 && typ == protowire.BytesType:
+			review.Spec.Audiences = append(review.Spec.Audiences, string(v))
+		}
+	})
+	return review, err
 }
 
 // accessReviewFromProto reads (Self)SubjectAccessReview.spec

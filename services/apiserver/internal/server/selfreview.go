@@ -18,7 +18,8 @@ import (
 // (SelfSubjectAccessReview) and `kubectl auth can-i --list`
 // (SelfSubjectRulesReview); and SubjectAccessReview, the same question
 // about any user, which kubelets ask (their Webhook authorization mode)
-// before serving the apiserver or anyone else.
+// before serving the apiserver or anyone else; and TokenReview
+// (tokenreview.go), which kubelets ask who a bearer token is.
 const (
 	selfSubjectReviewPath       = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
 	selfSubjectAccessReviewPath = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
@@ -123,8 +124,8 @@ type accessReviewStatus struct {
 
 // withReviews answers the review APIs when authorization is on. Creating a
 // review is itself authorized: system:basic-user grants the self reviews to
-// every authenticated user; SubjectAccessReviews are for kubelets (the Node
-// authorizer) and administrators.
+// every authenticated user; SubjectAccessReviews and TokenReviews are for
+// kubelets (the Node authorizer), system:auth-delegator and administrators.
 func (s *Server) withReviews(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var group, resource string
@@ -137,6 +138,8 @@ func (s *Server) withReviews(next http.Handler) http.Handler {
 			group, resource = "authorization.k8s.io", "selfsubjectrulesreviews"
 		case subjectAccessReviewPath:
 			group, resource = "authorization.k8s.io", "subjectaccessreviews"
+		case tokenReviewPath:
+			group, resource = "authentication.k8s.io", "tokenreviews"
 		}
 		if resource == "" || r.Method != http.MethodPost || s.auth == nil || s.auth.authorizer == nil {
 			next.ServeHTTP(w, r)
@@ -174,6 +177,8 @@ func (s *Server) review(r *http.Request, a authz.Attributes) (any, error) {
 		return out, nil
 	case "selfsubjectrulesreviews":
 		return s.rulesReview(a.User, body)
+	case "tokenreviews":
+		return s.reviewToken(r.Context(), body)
 	}
 	kind := "SelfSubjectAccessReview"
 	if a.Resource == "subjectaccessreviews" {

@@ -1,18 +1,22 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/field"
+	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/apiserver/internal/audit"
 	"podline.dev/services/apiserver/internal/authn"
 	"podline.dev/services/apiserver/internal/authz"
+	"podline.dev/services/apiserver/internal/authz/node"
 	"podline.dev/services/apiserver/internal/request"
 )
 
@@ -45,7 +49,15 @@ type tokenRequestMeta struct {
 type tokenRequestSpec struct {
 	Audiences         []string        `json:"audiences"`
 	ExpirationSeconds *int64          `json:"expirationSeconds,omitempty"`
-	BoundObjectRef    json.RawMessage `json:"boundObjectRef"`
+	BoundObjectRef    *boundObjectRef `json:"boundObjectRef"`
+}
+
+// boundObjectRef is the object a requested token is bound to.
+type boundObjectRef struct {
+	Kind       string `json:"kind,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	Name       string `json:"name,omitempty"`
+	UID        string `json:"uid,omitempty"`
 }
 
 type tokenRequestStatus struct {
@@ -117,12 +129,16 @@ func (s *Server) issueToken(r *http.Request, a authz.Attributes) (*tokenRequest,
 	if err != nil {
 		return nil, err
 	}
+	binding, err := s.tokenBinding(r.Context(), a, tr.Spec.BoundObjectRef)
+	if err != nil {
+		return nil, err
+	}
 	audiences := tr.Spec.Audiences
 	if len(audiences) == 0 {
 		audiences = s.auth.audiences
 	}
-	tok, exp, err := s.auth.issuer.Issue(authn.ServiceAccountRef{Namespace: a.Namespace, Name: a.Name, UID: obj.GetMetadata().GetUid()},
-		audiences, time.Duration(seconds)*time.Second)
+	tok, exp, err := s.auth.issuer.IssueBound(authn.ServiceAccountRef{Namespace: a.Namespace, Name: a.Name, UID: obj.GetMetadata().GetUid()},
+		binding, audiences, time.Duration(seconds)*time.Second)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -136,4 +152,65 @@ func (s *Server) issueToken(r *http.Request, a authz.Attributes) (*tokenRequest,
 
 func invalidTokenRequest(name string, e *field.Error) error {
 	return apierrors.NewInvalid(apierrors.GroupKind{Group: "authentication.k8s.io", Kind: "TokenRequest"}, name, field.ErrorList{e})
+}
+
+// tokenBinding checks the object a token is to be bound to, as
+// kube-apiserver does: a Pod of the namespace that runs as the account,
+// with the uid given (if any); the token then also names the Pod's Node.
+// A kubelet (NodeRestriction's rule) may ask only for tokens bound to a
+// Pod on its node.
+func (s *Server) tokenBinding(ctx context.Context, a authz.Attributes, ref *boundObjectRef) (authn.Binding, error) {
+	gr := apierrors.GroupResource{Resource: "serviceaccounts"}
+	nodeName, isNode := node.NodeName(a.User)
+	if ref == nil {
+		if isNode {
+			return authn.Binding{}, apierrors.NewForbidden(gr, a.Name, "node requested token not bound to a pod")
+		}
+		return authn.Binding{}, nil
+	}
+	if ref.APIVersion != "v1" || ref.Kind != "Pod" {
+		if isNode {
+			return authn.Binding{}, apierrors.NewForbidden(gr, a.Name, "node requested token not bound to a pod")
+		}
+		group, version, ok := strings.Cut(ref.APIVersion, "/")
+		if !ok {
+			group, version = "", ref.APIVersion
+		}
+		return authn.Binding{}, apierrors.NewBadRequest(fmt.Sprintf("cannot bind token to object of type %s/%s, Kind=%s", group, version, ref.Kind))
+	}
+	if isNode && ref.UID == "" {
+		return authn.Binding{}, apierrors.NewForbidden(gr, a.Name, "node requested token with a pod binding without a uid")
+	}
+	obj, err := s.registries["pods"].Get(ctx, a.Namespace, ref.Name)
+	if err != nil {
+		return authn.Binding{}, err
+	}
+	pod := obj.(*corev1.Pod)
+	sa := pod.GetSpec().GetServiceAccountName()
+	if sa == "" {
+		sa = "default"
+	}
+	if sa != a.Name {
+		return authn.Binding{}, apierrors.NewBadRequest(fmt.Sprintf("cannot bind token for serviceaccount %q to pod running with different serviceaccount name.", a.Name))
+	}
+	uid := pod.GetMetadata().GetUid()
+	if ref.UID != "" && ref.UID != uid {
+		reason := fmt.Sprintf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID)
+		if isNode {
+			return authn.Binding{}, apierrors.NewForbidden(gr, a.Name, reason)
+		}
+		return authn.Binding{}, apierrors.NewConflict(apierrors.GroupResource{Resource: "Pod"}, ref.Name, reason)
+	}
+	onNode := pod.GetSpec().GetNodeName()
+	if isNode && onNode != nodeName {
+		return authn.Binding{}, apierrors.NewForbidden(gr, a.Name, "node requested token bound to a pod scheduled on a different node")
+	}
+	b := authn.Binding{Pod: &authn.ObjectRef{Name: ref.Name, UID: uid}}
+	if onNode != "" {
+		b.Node = &authn.ObjectRef{Name: onNode}
+		if n, err := s.registries["nodes"].Get(ctx, "", onNode); err == nil {
+			b.Node.UID = n.GetMetadata().GetUid()
+		}
+	}
+	return b, nil
 }

@@ -63,8 +63,9 @@ func (z *Authorizer) Authorize(_ context.Context, a authz.Attributes) (authz.Dec
 		return z.referenced(node, a)
 	case "/serviceaccounts":
 		return z.serviceAccountToken(node, a)
-	case "authorization.k8s.io/subjectaccessreviews":
-		// The kubelet's Webhook authorization of its own API.
+	case "authorization.k8s.io/subjectaccessreviews", "authentication.k8s.io/tokenreviews":
+		// The kubelet's Webhook authentication and authorization of its
+		// own API.
 		return allowIf(a.Subresource == "" && a.Verb == "create", "")
 	}
 	return authz.NoOpinion, "", nil

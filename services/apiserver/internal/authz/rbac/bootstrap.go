@@ -17,6 +17,10 @@ const (
 	KubeControllerManager = "system:kube-controller-manager"
 	Node                  = "system:node"
 	KubeletAPIAdmin       = "system:kubelet-api-admin"
+	// AuthDelegator may ask who a token is and what a user may do, as
+	// servers that delegate their authentication and authorization to the
+	// apiserver do (bound to their own accounts; no default binding).
+	AuthDelegator = "system:auth-delegator"
 	// APIServerKubeletClient is kubeadm's binding of the apiserver's
 	// kubelet client identity to KubeletAPIAdmin.
 	APIServerKubeletClient = "kubeadm:apiserver-kubelet-client"
@@ -87,8 +91,12 @@ func NodeRules() []*rbacv1.PolicyRule {
 		rule([]string{"update", "patch"}, core, []string{"pods/status"}),
 		rule([]string{"get"}, core, []string{"secrets", "configmaps", "persistentvolumeclaims"}),
 		rule(append([]string{"create", "update", "patch", "delete"}, "get"), []string{"coordination.k8s.io"}, []string{"leases"}),
-		// The kubelet asks who may use its own API (Webhook authorization).
+		// The kubelet asks who is calling its own API (token webhook
+		// authentication) and what they may do (Webhook authorization).
+		rule([]string{"create"}, []string{"authentication.k8s.io"}, []string{"tokenreviews"}),
 		rule([]string{"create"}, []string{"authorization.k8s.io"}, []string{"subjectaccessreviews"}),
+		// The tokens of its Pods' projected volumes (TokenRequest).
+		rule([]string{"create"}, core, []string{"serviceaccounts/token"}),
 	}
 }
 
@@ -127,6 +135,9 @@ func Bootstrap() Policy {
 				rule(read, []string{All}, []string{All}),
 			),
 			clusterRole(Node, NodeRules()...),
+			clusterRole(AuthDelegator,
+				rule([]string{"create"}, []string{"authentication.k8s.io"}, []string{"tokenreviews"}),
+				rule([]string{"create"}, []string{"authorization.k8s.io"}, []string{"subjectaccessreviews"})),
 			// Full use of the kubelets' API: what the apiserver needs to
 			// relay pods/log and pods/exec.
 			clusterRole(KubeletAPIAdmin,

@@ -157,6 +157,8 @@ func TestBootstrapPolicy(t *testing.T) {
 		{"controller-manager deletes endpoints", kcm, res("delete", "", "endpoints", "", "default", "web"), authz.Allow},
 		{"controller-manager cannot write RBAC", kcm, res("create", GroupName, "clusterrolebindings", "", "", ""), authz.NoOpinion},
 		{"nodes get nothing from the empty system:node binding", node, res("list", "", "services", "", "", ""), authz.NoOpinion},
+		{"nodes cannot review tokens by RBAC (the Node authorizer allows it)", node, res("create", "authentication.k8s.io", "tokenreviews", "", "", ""), authz.NoOpinion},
+		{"authenticated users cannot review tokens", someone, res("create", "authentication.k8s.io", "tokenreviews", "", "", ""), authz.NoOpinion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
