@@ -262,3 +262,39 @@ func TestImpersonationThroughClientGo(t *testing.T) {
 		t.Fatalf("list secrets as alice: %v", err)
 	}
 }
+
+// A SubjectAccessReview sent in Kubernetes' protobuf (as the kubelet's and
+// the watchcache's delegated authorizers send it) carries its field
+// selector, so the Node authorizer answers for the pods of the node named.
+func TestProtobufSubjectAccessReviewCarriesItsFieldSelector(t *testing.T) {
+	ctx := ctxFor(t)
+	s := apiservertest.StartSecure(t)
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.PKI+"/kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Host = s.URL
+	cfg.ContentType = protobufType
+	admin := kubernetes.NewForConfigOrDie(cfg)
+	for _, c := range []struct {
+		name     string
+		selector *authorizationv1.FieldSelectorAttributes
+		allowed  bool
+	}{
+		{"its own pods, raw", &authorizationv1.FieldSelectorAttributes{RawSelector: "spec.nodeName=node-1"}, true},
+		{"its own pods, as a requirement", &authorizationv1.FieldSelectorAttributes{
+			Requirements: []metav1.FieldSelectorRequirement{{Key: "spec.nodeName", Operator: metav1.FieldSelectorOpIn, Values: []string{"node-1"}}}}, true},
+		{"another node's pods", &authorizationv1.FieldSelectorAttributes{RawSelector: "spec.nodeName=node-2"}, false},
+		{"every pod", nil, false},
+	} {
+		r, err := admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: "system:node:node-1", Groups: []string{"system:nodes", "system:authenticated"},
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "watch", Resource: "pods", FieldSelector: c.selector},
+			},
+		}, metav1.CreateOptions{})
+		if err != nil || r.Status.Allowed != c.allowed {
+			t.Errorf("%s: allowed %v (%s), %v; want %v", c.name, r.Status.Allowed, r.Status.Reason, err, c.allowed)
+		}
+	}
+}

@@ -140,9 +140,10 @@ func tokenReviewFromProto(body []byte) (*tokenReview, error) {
 
 // accessReviewFromProto reads (Self)SubjectAccessReview.spec
 // {resourceAttributes=1 {namespace=1, verb=2, group=3, version=4,
-// resource=5, subresource=6, name=7}, nonResourceAttributes=2 {path=1,
-// verb=2}, user=3, groups=4, uid=6}; a SelfSubjectAccessReview has no
-// fields past 2.
+// resource=5, subresource=6, name=7, fieldSelector=8 {rawSelector=1,
+// requirements=2 {key=1, operator=2, values=3}}}, nonResourceAttributes=2
+// {path=1, verb=2}, user=3, groups=4, uid=6}; a SelfSubjectAccessReview
+// has no fields past 2.
 func accessReviewFromProto(body []byte) (*accessReview, error) {
 	obj, err := unwrapProtobuf(body)
 	if err != nil {
@@ -177,6 +178,9 @@ func accessReviewFromProto(body []byte) (*accessReview, error) {
 		}); err != nil {
 			return nil, err
 		}
+		if ra.FieldSelector, err = fieldSelectorFromProto(b); err != nil {
+			return nil, err
+		}
 		review.Spec.ResourceAttributes = ra
 	}
 	if b, ok, err := subMessage(spec, 2); err != nil {
@@ -196,4 +200,44 @@ func accessReviewFromProto(body []byte) (*accessReview, error) {
 		review.Spec.NonResourceAttributes = na
 	}
 	return review, nil
+}
+
+// fieldSelectorFromProto reads ResourceAttributes.fieldSelector (nil when absent).
+func fieldSelectorFromProto(resourceAttributes []byte) (*fieldSelectorAttributes, error) {
+	b, ok, err := subMessage(resourceAttributes, 8)
+	if err != nil || !ok {
+		return nil, err
+	}
+	fs := &fieldSelectorAttributes{}
+	var reqs [][]byte
+	if err := protoFields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			fs.RawSelector = string(v)
+		case num == 2 && typ == protowire.BytesType:
+			reqs = append(reqs, v)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	for _, rb := range reqs {
+		var r fieldSelectorRequirement
+		if err := protoFields(rb, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
+			if typ != protowire.BytesType {
+				return
+			}
+			switch num {
+			case 1:
+				r.Key = string(v)
+			case 2:
+				r.Operator = string(v)
+			case 3:
+				r.Values = append(r.Values, string(v))
+			}
+		}); err != nil {
+			return nil, err
+		}
+		fs.Requirements = append(fs.Requirements, r)
+	}
+	return fs, nil
 }

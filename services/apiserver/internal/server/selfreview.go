@@ -80,12 +80,14 @@ type resourceAttributes struct {
 }
 
 type fieldSelectorAttributes struct {
-	RawSelector  string `json:"rawSelector,omitempty"`
-	Requirements []struct {
-		Key      string   `json:"key"`
-		Operator string   `json:"operator"`
-		Values   []string `json:"values,omitempty"`
-	} `json:"requirements,omitempty"`
+	RawSelector  string                     `json:"rawSelector,omitempty"`
+	Requirements []fieldSelectorRequirement `json:"requirements,omitempty"`
+}
+
+type fieldSelectorRequirement struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values,omitempty"`
 }
 
 // selector is the field selector as a request states it ("" for none).
