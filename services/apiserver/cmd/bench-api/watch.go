@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -25,6 +26,10 @@ type delays struct {
 	decoded              bool
 	p50, p99             time.Duration
 	measured, deliveries int
+	// cpu is the process's CPU time (apiserver and watchers) per
+	// delivery, and the cores that takes at the run's delivery rate.
+	cpu   time.Duration
+	cores float64
 }
 
 func (d delays) String() string {
@@ -32,8 +37,9 @@ func (d delays) String() string {
 	if d.decoded {
 		how = "event decoded by the typed client            "
 	}
-	return fmt.Sprintf("  write acknowledged -> %s  p50 %8v  p99 %8v  (%d of %d deliveries)  (target p99 < 100ms)",
-		how, d.p50.Round(100*time.Microsecond), d.p99.Round(100*time.Microsecond), d.measured, d.deliveries)
+	return fmt.Sprintf("  write acknowledged -> %s  p50 %8v  p99 %8v  (%d of %d deliveries; %.1f µs CPU each, %.1f cores at this rate)  (target p99 < 100ms)",
+		how, d.p50.Round(100*time.Microsecond), d.p99.Round(100*time.Microsecond), d.measured, d.deliveries,
+		float64(d.cpu.Nanoseconds())/1e3, d.cores)
 }
 
 // watchDelay opens watchers on pods over conns connections of their own,
@@ -89,6 +95,7 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, addr string, watcher
 			mu.Unlock()
 		})
 	}
+	cpu0 := processCPU()
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	total := rate * seconds
 	for i := range total {
@@ -105,6 +112,7 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, addr string, watcher
 	time.Sleep(2 * time.Second)
 	wcancel()
 	wg.Wait()
+	used := processCPU() - cpu0
 	// An event can arrive before its writer hears the acknowledgement: that
 	// delivery took no time after the ack.
 	var ds []time.Duration
@@ -117,7 +125,17 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, addr string, watcher
 		return delays{}, errors.New("no events delivered")
 	}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return delays{decoded: decode, p50: ds[len(ds)/2], p99: ds[len(ds)*99/100], measured: len(ds), deliveries: watchers * total}, nil
+	return delays{decoded: decode, p50: ds[len(ds)/2], p99: ds[len(ds)*99/100], measured: len(ds), deliveries: watchers * total,
+		cpu: used / time.Duration(len(ds)), cores: used.Seconds() / float64(len(ds)) * float64(watchers*rate)}, nil
+}
+
+// processCPU is the CPU time this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 type receipt struct {
