@@ -150,12 +150,8 @@ type Signals struct {
 // ReadSignals measures the node.
 func ReadSignals(rootDir string, memoryCapacity int64) Signals {
 	s := Signals{MemoryAvailable: meminfo("MemAvailable")}
-	paths := cgroupPaths()
-	if p, ok := paths["memory"]; ok {
-		usage, ok := readInt(filepath.Join("/sys/fs/cgroup/memory", p, "memory.usage_in_bytes"))
-		if ok && memoryCapacity > 0 && memoryCapacity-usage < s.MemoryAvailable {
-			s.MemoryAvailable = memoryCapacity - usage
-		}
+	if ws, ok := workingSet("/sys/fs/cgroup/memory", cgroupPaths()["memory"]); ok && memoryCapacity > 0 && memoryCapacity-ws < s.MemoryAvailable {
+		s.MemoryAvailable = memoryCapacity - ws
 	}
 	var fs unix.Statfs_t
 	if err := unix.Statfs(existingParent(rootDir), &fs); err == nil {
@@ -173,6 +169,34 @@ func ReadSignals(rootDir string, memoryCapacity int64) Signals {
 		}
 	}
 	return s
+}
+
+// workingSet is the memory cgroup's working set, as Kubernetes reckons
+// memory.available: its usage less the inactive page cache, which the
+// kernel reclaims before it runs short. The root cgroup (a kubelet on the
+// host rather than in a node container) is the whole machine, which
+// /proc/meminfo's MemAvailable already measures, so it has none.
+func workingSet(memoryRoot, cgroup string) (int64, bool) {
+	if cgroup == "" || cgroup == "/" {
+		return 0, false
+	}
+	dir := filepath.Join(memoryRoot, cgroup)
+	usage, ok := readInt(filepath.Join(dir, "memory.usage_in_bytes"))
+	if !ok {
+		return 0, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		return usage, true
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "total_inactive_file "); ok {
+			if inactive, err := strconv.ParseInt(v, 10, 64); err == nil && inactive < usage {
+				return usage - inactive, true
+			}
+		}
+	}
+	return usage, true
 }
 
 // Pressure applies Kubernetes' default hard eviction thresholds:
