@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/pki"
 	"podline.dev/services/kubelet/internal/server"
+	"podline.dev/services/kubelet/internal/token"
+	"podline.dev/services/kubelet/internal/volumes"
 )
 
 // Authorization modes of the kubelet's server (--authorization-mode).
@@ -92,4 +95,22 @@ func kubeconfigServer(path string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: no cluster server", path)
+}
+
+// tokenManager asks the --kubeconfig apiserver's TokenRequest API for the
+// Pods' ServiceAccount tokens, with the kubelet's credentials; without a
+// kubeconfig there is none (volumes then hold placeholder tokens).
+func tokenManager(o *options, log *slog.Logger) (volumes.Tokens, error) {
+	if o.creds.Kubeconfig == "" {
+		return nil, nil
+	}
+	url, err := kubeconfigServer(o.creds.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := o.creds.TLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	return token.NewManager(token.NewAPI(url, cfg), clock.Real{}, log), nil
 }

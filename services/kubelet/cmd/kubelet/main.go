@@ -10,7 +10,9 @@
 // serves logs and exec over HTTPS on --port (--tls-cert-file), to clients
 // whose certificate --client-ca-file verifies and whom --authorization-mode
 // allows (Webhook: SubjectAccessReviews to the apiserver), and /healthz in
-// plain HTTP on --healthz-bind-address:--healthz-port.
+// plain HTTP on --healthz-bind-address:--healthz-port. The Pods'
+// ServiceAccount tokens come from the --kubeconfig apiserver's
+// TokenRequest API (internal/token).
 package main
 
 import (
@@ -250,6 +252,10 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		return err
 	}
 
+	tokens, err := tokenManager(o, log)
+	if err != nil {
+		return fmt.Errorf("token manager: %w", err)
+	}
 	net := cni.New(
 		cni.WithConfDir(o.cniConfDir),
 		cni.WithBinDirs(strings.Split(o.cniBinDir, ":")...),
@@ -276,7 +282,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 			UpdateInterval: o.statusUpdate,
 			RenewInterval:  o.leaseRenew,
 		},
-	}, kubelet.Deps{Conn: api, Runtime: rt, Network: net, Clock: clock.Real{}, Log: log})
+	}, kubelet.Deps{Conn: api, Runtime: rt, Network: net, Clock: clock.Real{}, Log: log, Tokens: tokens})
 	if err != nil {
 		return err
 	}

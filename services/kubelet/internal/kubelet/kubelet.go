@@ -87,6 +87,8 @@ type Deps struct {
 	Log      *slog.Logger
 	// ProbeDialer dials for network probes (nil: the node's network).
 	ProbeDialer func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Tokens issues the Pods' ServiceAccount tokens (nil: placeholders).
+	Tokens volumes.Tokens
 }
 
 // Kubelet runs the pods bound to one node.
@@ -174,7 +176,7 @@ func New(cfg Config, deps Deps) (*Kubelet, error) {
 		kl.record = record.NewRecorder(deps.Conn, events.Component, cfg.NodeName, record.WithClock(deps.Clock), record.WithLogger(deps.Log))
 		kl.recorder = events.FromRecord{R: kl.record}
 	}
-	kl.volumes = volumes.NewManager(cfg.RootDir, apiSource{conn: deps.Conn}, deps.Log)
+	kl.volumes = volumes.NewManager(cfg.RootDir, apiSource{conn: deps.Conn}, deps.Tokens, deps.Log)
 	kl.status = status.NewManager(kl.pods, kl, deps.Log)
 
 	nsCfg := cfg.NodeStatus

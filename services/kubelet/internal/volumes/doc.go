@@ -9,6 +9,7 @@
 // and removes everything of a pod.
 //
 // ConfigMaps and Secrets come from a Source (the apiserver); the token of
-// a projected serviceAccountToken is a placeholder until token issuance
-// exists.
+// a projected serviceAccountToken from Tokens (internal/token: a token of
+// the Pod's account bound to the Pod, from the TokenRequest API, renewed
+// at 80% of its life), rewritten on each sync like the rest.
 package volumes

@@ -23,16 +23,33 @@ type Source interface {
 	Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error)
 }
 
+// Tokens issues the tokens of serviceAccountToken projections (the
+// kubelet's token manager, asking the TokenRequest API).
+type Tokens interface {
+	// PodToken is a token of pod's account bound to pod, for audience
+	// ("": the apiserver's), asked to live expirationSeconds; the same
+	// token while it is fresh, a new one from 80% of its life on.
+	PodToken(ctx context.Context, pod *corev1.Pod, audience string, expirationSeconds int64) ([]byte, error)
+	// ForgetPod drops the tokens of the Pod with uid.
+	ForgetPod(uid string)
+}
+
+// defaultTokenSeconds is a projection's lifetime when it names none.
+const defaultTokenSeconds = 3600
+
 // Manager sets up and tears down pod volumes.
 type Manager struct {
 	root   string
 	source Source
+	tokens Tokens
 	log    *slog.Logger
 }
 
 // NewManager keeps pod volumes under root (the kubelet's root directory).
-func NewManager(root string, source Source, log *slog.Logger) *Manager {
-	return &Manager{root: root, source: source, log: log}
+// tokens may be nil (a kubelet without an apiserver's REST address): the
+// token files are then unsigned placeholders.
+func NewManager(root string, source Source, tokens Tokens, log *slog.Logger) *Manager {
+	return &Manager{root: root, source: source, tokens: tokens, log: log}
 }
 
 // PodDir is <root>/pods/<uid>.
@@ -261,20 +278,35 @@ func (m *Manager) projectedFiles(ctx context.Context, pod *corev1.Pod, p *corev1
 			}
 			merge(f)
 		case s.GetServiceAccountToken() != nil:
-			path := s.GetServiceAccountToken().GetPath()
+			src := s.GetServiceAccountToken()
+			path := src.GetPath()
 			if path == "" {
 				path = "token"
 			}
-			if _, ok := out[path]; !ok {
-				out[path] = file{PlaceholderToken(pod, s.GetServiceAccountToken().GetAudience()), def}
+			if _, ok := out[path]; ok {
+				continue
 			}
+			if m.tokens == nil {
+				out[path] = file{PlaceholderToken(pod, src.GetAudience()), def}
+				continue
+			}
+			seconds := int64(defaultTokenSeconds)
+			if src.ExpirationSeconds != nil {
+				seconds = src.GetExpirationSeconds()
+			}
+			tok, err := m.tokens.PodToken(ctx, pod, src.GetAudience(), seconds)
+			if err != nil {
+				return nil, fmt.Errorf("failed to fetch token: %w", err)
+			}
+			out[path] = file{tok, def}
 		}
 	}
 	return out, nil
 }
 
-// PlaceholderToken stands in for a service account token until the
-// apiserver issues real ones: an unsigned JWT naming the service account.
+// PlaceholderToken stands in for a service account token where the
+// kubelet has no Tokens (no apiserver to ask): an unsigned JWT naming the
+// service account, which no apiserver accepts.
 func PlaceholderToken(pod *corev1.Pod, audience string) []byte {
 	sa := pod.GetSpec().GetServiceAccountName()
 	if sa == "" {
@@ -410,8 +442,11 @@ func mountTmpfs(dir, sizeLimit string) error {
 	return unix.Mount("tmpfs", dir, "tmpfs", 0, opts)
 }
 
-// TearDown unmounts and removes a pod's directory.
+// TearDown unmounts and removes a pod's directory and forgets its tokens.
 func (m *Manager) TearDown(uid string) error {
+	if m.tokens != nil {
+		m.tokens.ForgetPod(uid)
+	}
 	dir := m.PodDir(uid)
 	vols := filepath.Join(dir, "volumes", pluginEmptyDir)
 	entries, _ := os.ReadDir(vols)

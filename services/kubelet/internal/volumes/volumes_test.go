@@ -3,10 +3,12 @@ package volumes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,6 +39,25 @@ func (f *fakeSource) Secret(_ context.Context, ns, name string) (*corev1.Secret,
 	return nil, apierrors.NewNotFound(apierrors.GroupResource{Resource: "secrets"}, name)
 }
 
+// fakeTokens issues "token-1", "token-2", ... and records what was asked.
+type fakeTokens struct {
+	issued    int
+	asked     []string // pod name, audience, seconds
+	forgotten []string
+	err       error
+}
+
+func (f *fakeTokens) PodToken(_ context.Context, pod *corev1.Pod, audience string, seconds int64) ([]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	f.issued++
+	f.asked = append(f.asked, fmt.Sprintf("%s %q %d", pod.GetMetadata().GetName(), audience, seconds))
+	return fmt.Appendf(nil, "token-%d", f.issued), nil
+}
+
+func (f *fakeTokens) ForgetPod(uid string) { f.forgotten = append(f.forgotten, uid) }
+
 func read(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
@@ -52,7 +73,8 @@ func TestSetUpWritesEveryKindOfVolume(t *testing.T) {
 		cms:     map[string]*corev1.ConfigMap{"default/cfg": {Data: map[string]string{"app.conf": "port=8080", "other": "x"}}},
 		secrets: map[string]*corev1.Secret{"default/creds": {Data: map[string][]byte{"password": []byte("s3cret")}}},
 	}
-	m := NewManager(root, src, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	tokens := &fakeTokens{}
+	m := NewManager(root, src, tokens, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	hostDir := filepath.Join(t.TempDir(), "made")
 	pod := &corev1.Pod{
 		Metadata: &metav1.ObjectMeta{Name: "web", Namespace: "default", Uid: "u1", Labels: map[string]string{"app": "web"}},
@@ -69,7 +91,8 @@ func TestSetUpWritesEveryKindOfVolume(t *testing.T) {
 					{Path: "mem", ResourceFieldRef: &corev1.ResourceFieldSelector{ContainerName: "c", Resource: "limits.memory", Divisor: "1Mi"}},
 				}}},
 				{Name: "token", Projected: &corev1.ProjectedVolumeSource{Sources: []*corev1.VolumeProjection{
-					{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}},
+					{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: proto.Int64(3607)}},
+					{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "vault-token", Audience: "vault"}},
 					{ConfigMap: &corev1.ConfigMapProjection{Name: "cfg", Items: []*corev1.KeyToPath{{Key: "other", Path: "ca.crt"}}}},
 					{DownwardApi: &corev1.DownwardAPIProjection{Items: []*corev1.DownwardAPIVolumeFile{{Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}}}},
 				}}},
@@ -99,9 +122,12 @@ func TestSetUpWritesEveryKindOfVolume(t *testing.T) {
 	if read(t, filepath.Join(paths["info"], "name")) != "web" || read(t, filepath.Join(paths["info"], "mem")) != "64" {
 		t.Fatal("downwardAPI files")
 	}
-	if !strings.Contains(read(t, filepath.Join(paths["token"], "token")), ".") || read(t, filepath.Join(paths["token"], "ca.crt")) != "x" ||
-		read(t, filepath.Join(paths["token"], "namespace")) != "default" {
+	if read(t, filepath.Join(paths["token"], "token")) != "token-1" || read(t, filepath.Join(paths["token"], "vault-token")) != "token-2" ||
+		read(t, filepath.Join(paths["token"], "ca.crt")) != "x" || read(t, filepath.Join(paths["token"], "namespace")) != "default" {
 		t.Fatal("projected files")
+	}
+	if want := []string{`web "" 3607`, `web "vault" 3600`}; !slices.Equal(tokens.asked, want) {
+		t.Fatalf("tokens asked %q, want %q", tokens.asked, want)
 	}
 
 	// A changed ConfigMap is rewritten on the next SetUp.
@@ -112,6 +138,16 @@ func TestSetUpWritesEveryKindOfVolume(t *testing.T) {
 	if got := read(t, filepath.Join(paths["cfg"], "conf/app.conf")); got != "port=9090" {
 		t.Fatalf("configMap not refreshed: %q", got)
 	}
+	// So is a token the token manager renewed.
+	if got := read(t, filepath.Join(paths["token"], "token")); got != "token-3" {
+		t.Fatalf("token not refreshed: %q", got)
+	}
+	// A token that cannot be had fails the volume.
+	tokens.err = errors.New("apiserver unreachable")
+	if _, err := m.SetUp(context.Background(), pod, fieldpath.Env{}); err == nil ||
+		!strings.Contains(err.Error(), `MountVolume.SetUp failed for volume "token" : failed to fetch token: apiserver unreachable`) {
+		t.Fatalf("err = %v", err)
+	}
 
 	if err := m.TearDown("u1"); err != nil {
 		t.Fatal(err)
@@ -119,10 +155,13 @@ func TestSetUpWritesEveryKindOfVolume(t *testing.T) {
 	if _, err := os.Stat(m.PodDir("u1")); !os.IsNotExist(err) {
 		t.Fatal("pod directory left")
 	}
+	if !slices.Equal(tokens.forgotten, []string{"u1"}) {
+		t.Fatalf("tokens forgotten for %v", tokens.forgotten)
+	}
 }
 
 func TestSetUpFailsOnAMissingConfigMapUnlessOptional(t *testing.T) {
-	m := NewManager(t.TempDir(), &fakeSource{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	m := NewManager(t.TempDir(), &fakeSource{}, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	pod := &corev1.Pod{Metadata: &metav1.ObjectMeta{Namespace: "default", Uid: "u"}, Spec: &corev1.PodSpec{Volumes: []*corev1.Volume{
 		{Name: "cfg", ConfigMap: &corev1.ConfigMapVolumeSource{Name: "missing"}},
 	}}}
