@@ -3,7 +3,7 @@ package patch
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,44 +13,46 @@ import (
 // every write of an object, so it has its own small codec instead of going
 // through map[string]any and encoding/json.
 
-// node is one level of a fieldsV1 tree.
-type node map[string]node
-
-// MarshalFieldsV1 writes the set as Kubernetes' fieldsV1 JSON, keys sorted.
+// MarshalFieldsV1 writes the set as Kubernetes' fieldsV1 JSON: the tree of
+// the members' paths, each level an object with sorted keys and a leaf an
+// empty object. The paths sorted element by element are that tree in
+// order, so it is written from them without being built.
 func (s FieldSet) MarshalFieldsV1() string {
-	root := node{}
+	paths := make([][]string, 0, len(s))
+	size := 2
 	for _, p := range s {
-		n := root
+		paths = append(paths, p)
 		for _, e := range p {
-			next, ok := n[e]
-			if !ok {
-				next = node{}
-				n[e] = next
-			}
-			n = next
+			size += len(e) + 6
 		}
 	}
+	slices.SortFunc(paths, slices.Compare)
 	var b strings.Builder
-	root.write(&b)
-	return b.String()
-}
-
-func (n node) write(b *strings.Builder) {
-	keys := make([]string, 0, len(n))
-	for k := range n {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	b.Grow(size)
 	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
+	var prev []string
+	for _, p := range paths {
+		c := 0
+		for c < len(prev) && c < len(p) && prev[c] == p[c] {
+			c++
 		}
-		writeJSONString(b, k)
-		b.WriteByte(':')
-		n[k].write(b)
+		for range len(prev) - c {
+			b.WriteByte('}')
+		}
+		for d := c; d < len(p); d++ {
+			if d == c && c < len(prev) {
+				b.WriteByte(',')
+			}
+			writeJSONString(&b, p[d])
+			b.WriteString(":{")
+		}
+		prev = p
+	}
+	for range len(prev) {
+		b.WriteByte('}')
 	}
 	b.WriteByte('}')
+	return b.String()
 }
 
 // writeJSONString quotes s as a JSON string.

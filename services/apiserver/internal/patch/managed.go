@@ -56,6 +56,12 @@ func (m Managed) prune() Managed {
 // gets a new time; a write that changes nothing changes no entry.
 func (m Managed) Update(prev, next map[string]any, manager, apiVersion, subresource string, now int64, skip func([]string) bool) Managed {
 	changed, removed := diff(prev, next, skip)
+	return m.Record(changed, removed, manager, apiVersion, subresource, now)
+}
+
+// Record is Update given the members a write added or changed and those
+// it removed: a create's are FieldsOfJSON of the new object, and none.
+func (m Managed) Record(changed, removed FieldSet, manager, apiVersion, subresource string, now int64) Managed {
 	if len(changed) == 0 && len(removed) == 0 {
 		return m.prune()
 	}

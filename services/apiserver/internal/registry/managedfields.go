@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/k8sjson"
@@ -63,18 +64,20 @@ func (r *Registry) untracked(subresource string) func(path []string) bool {
 	}
 }
 
-// toValues decodes an object into JSON values, without its managedFields
-// (no manager owns them, and they are the largest part of many objects).
-func toValues(obj object.Object) (map[string]any, error) {
-	if obj == nil {
-		return nil, nil
-	}
+// withoutManagedFields runs f with obj's managedFields set aside: no
+// manager owns them, and they are the largest part of many objects.
+func withoutManagedFields[T any](obj object.Object, f func() (T, error)) (T, error) {
 	if md := obj.GetMetadata(); md != nil && len(md.ManagedFields) > 0 {
 		saved := md.ManagedFields
 		md.ManagedFields = nil
 		defer func() { md.ManagedFields = saved }()
 	}
-	return toAllValues(obj)
+	return f()
+}
+
+// toValues decodes an object into JSON values, without its managedFields.
+func toValues(obj object.Object) (map[string]any, error) {
+	return withoutManagedFields(obj, func() (map[string]any, error) { return toAllValues(obj) })
 }
 
 // toAllValues decodes an object into JSON values, managedFields included.
@@ -90,26 +93,59 @@ func toAllValues(obj object.Object) (map[string]any, error) {
 	return m, nil
 }
 
+// fieldsOf returns the members of an object's fields but its
+// managedFields, read from its JSON without decoding it into values.
+func fieldsOf(obj object.Object, skip func([]string) bool) (patch.FieldSet, error) {
+	return withoutManagedFields(obj, func() (patch.FieldSet, error) {
+		buf := jsonBuffers.Get().(*[]byte)
+		defer jsonBuffers.Put(buf)
+		b, err := k8sjson.MarshalAppend((*buf)[:0], obj)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		if cap(b) <= 64<<10 {
+			*buf = b
+		}
+		set, err := patch.FieldsOfJSON(b, skip)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		return set, nil
+	})
+}
+
+var jsonBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
 // recordUpdate gives the fields a write changed to the context's field
-// manager in next's managedFields (operation Update).
+// manager in next's managedFields (operation Update). On a create (cur
+// nil) every field of next changed.
 func (r *Registry) recordUpdate(ctx context.Context, cur, next object.Object, subresource string) error {
 	manager := fieldManager(ctx)
 	if manager == "" {
 		return nil
 	}
-	prev, err := toValues(cur)
-	if err != nil {
-		return err
-	}
-	nv, err := toValues(next)
-	if err != nil {
-		return err
-	}
 	managed, err := decodeManaged(next.GetMetadata().GetManagedFields())
 	if err != nil {
 		return err
 	}
-	managed = managed.Update(prev, nv, manager, r.codec.APIVersion, subresource, r.now().Unix(), r.untracked(subresource))
+	skip := r.untracked(subresource)
+	if cur == nil {
+		fields, err := fieldsOf(next, skip)
+		if err != nil {
+			return err
+		}
+		managed = managed.Record(fields, nil, manager, r.codec.APIVersion, subresource, r.now().Unix())
+	} else {
+		prev, err := toValues(cur)
+		if err != nil {
+			return err
+		}
+		nv, err := toValues(next)
+		if err != nil {
+			return err
+		}
+		managed = managed.Update(prev, nv, manager, r.codec.APIVersion, subresource, r.now().Unix(), skip)
+	}
 	next.GetMetadata().ManagedFields = encodeManaged(managed)
 	return nil
 }
