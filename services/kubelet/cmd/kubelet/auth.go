@@ -25,8 +25,31 @@ const (
 type serverAuthFlags struct {
 	clientCA              string
 	anonymous             bool
+	tokenWebhook          bool
+	tokenCacheTTL         time.Duration
 	mode                  string
 	allowedTTL, deniedTTL time.Duration
+}
+
+// tokens builds the server's bearer-token authenticator: TokenReviews to
+// the kubelet's kubeconfig apiserver, with the kubelet's own credentials,
+// when --authentication-token-webhook is on; else nil.
+func (f serverAuthFlags) tokens(o *options) (server.TokenAuthenticator, error) {
+	if !f.tokenWebhook {
+		return nil, nil
+	}
+	if o.creds.Kubeconfig == "" {
+		return nil, errors.New("--authentication-token-webhook needs --kubeconfig (its server receives the TokenReviews)")
+	}
+	url, err := kubeconfigServer(o.creds.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := o.creds.TLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	return server.NewCachedTokenAuthenticator(server.NewTokenReviews(url, cfg), clock.Real{}, f.tokenCacheTTL), nil
 }
 
 // authorizer builds the server's authorizer. Webhook asks the apiserver the
@@ -79,6 +102,9 @@ func serverConfig(o *options) (server.Config, error) {
 		return cfg, err
 	}
 	cfg.Authorizer = z
+	if cfg.Tokens, err = o.serverAuth.tokens(o); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 

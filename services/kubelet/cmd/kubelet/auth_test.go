@@ -33,9 +33,15 @@ func TestServerConfigFromFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := cfg.Authorizer.(*server.CachedAuthorizer); !ok || cfg.Anonymous || cfg.ClientCA == nil ||
+	if _, ok := cfg.Authorizer.(*server.CachedAuthorizer); !ok || cfg.Anonymous || cfg.ClientCA == nil || cfg.Tokens != nil ||
 		cfg.Addr != "0.0.0.0:10250" || cfg.HealthzAddr != "127.0.0.1:10248" || cfg.NodeName != "worker-1" {
 		t.Fatalf("defaults: %+v", cfg)
+	}
+	o, _ = parseFlags(append(args, "--authentication-token-webhook"))
+	if cfg, err := serverConfig(o); err != nil {
+		t.Fatal(err)
+	} else if _, ok := cfg.Tokens.(*server.CachedTokenAuthenticator); !ok {
+		t.Fatalf("--authentication-token-webhook: tokens %T", cfg.Tokens)
 	}
 
 	for _, c := range []struct {
@@ -46,6 +52,8 @@ func TestServerConfigFromFlags(t *testing.T) {
 		{"no serving certificate", []string{"--node-name=worker-1", "--kubeconfig=" + kubeconfig}, server.ErrNoServingCertificate.Error()},
 		{"Webhook without a kubeconfig", append(args[2:], "--node-name=worker-1"), "--authorization-mode=Webhook needs --kubeconfig (its server receives the SubjectAccessReviews)"},
 		{"an unknown mode", append(args, "--authorization-mode=Node"), "--authorization-mode=Node: want Webhook or AlwaysAllow"},
+		{"token webhook without a kubeconfig", append(args[2:], "--node-name=worker-1", "--authorization-mode=AlwaysAllow", "--authentication-token-webhook"),
+			"--authentication-token-webhook needs --kubeconfig (its server receives the TokenReviews)"},
 	} {
 		o, err := parseFlags(c.args)
 		if err != nil {

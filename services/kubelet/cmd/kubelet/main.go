@@ -8,7 +8,8 @@
 // its socket in the k8s.io namespace, runs the CNI plugins of
 // --cni-bin-dir with the first configuration in --cni-conf-dir, and
 // serves logs and exec over HTTPS on --port (--tls-cert-file), to clients
-// whose certificate --client-ca-file verifies and whom --authorization-mode
+// whose certificate --client-ca-file verifies (or whose bearer token the
+// apiserver vouches for, --authentication-token-webhook) and whom --authorization-mode
 // allows (Webhook: SubjectAccessReviews to the apiserver), and /healthz in
 // plain HTTP on --healthz-bind-address:--healthz-port. The Pods'
 // ServiceAccount tokens come from the --kubeconfig apiserver's
@@ -86,6 +87,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.tlsKey, "tls-private-key-file", "", "the logs/exec server's key")
 	fs.StringVar(&o.serverAuth.clientCA, "client-ca-file", "", "CA bundle that verifies the server's clients' certificates (CN the user, O the groups)")
 	fs.BoolVar(&o.serverAuth.anonymous, "anonymous-auth", false, "serve requests without a client certificate as system:anonymous (still authorized); otherwise 401")
+	fs.BoolVar(&o.serverAuth.tokenWebhook, "authentication-token-webhook", false, "authenticate bearer tokens (ServiceAccount tokens) by TokenReviews to the --kubeconfig apiserver")
+	fs.DurationVar(&o.serverAuth.tokenCacheTTL, "authentication-token-webhook-cache-ttl", server.DefaultTokenCacheTTL, "how long a TokenReview's answer is remembered")
 	fs.StringVar(&o.serverAuth.mode, "authorization-mode", modeWebhook, "who may use the server: Webhook (SubjectAccessReviews to the --kubeconfig apiserver) or AlwaysAllow")
 	fs.DurationVar(&o.serverAuth.allowedTTL, "authorization-webhook-cache-authorized-ttl", server.DefaultAllowedTTL, "how long an allowed Webhook decision is remembered")
 	fs.DurationVar(&o.serverAuth.deniedTTL, "authorization-webhook-cache-unauthorized-ttl", server.DefaultDeniedTTL, "how long a refused Webhook decision is remembered")

@@ -85,6 +85,7 @@ func forbidden(a Attributes) string {
 
 // authenticate finds the request's user: the subject of a client
 // certificate signed by the client CA (CN the user, O the groups), else
+// the user of an "Authorization: Bearer" token by Config.Tokens, else
 // system:anonymous when anonymous requests are allowed.
 func (s *Server) authenticate(r *http.Request) (User, bool) {
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
@@ -103,6 +104,16 @@ func (s *Server) authenticate(r *http.Request) (User, bool) {
 		}
 		groups := append(append([]string{}, leaf.Subject.Organization...), AuthenticatedGroup)
 		return User{Name: leaf.Subject.CommonName, Groups: groups}, true
+	}
+	if token := bearerToken(r.Header.Get("Authorization")); token != "" {
+		if s.cfg.Tokens == nil {
+			return User{}, false
+		}
+		u, ok, err := s.cfg.Tokens.AuthenticateToken(r.Context(), token)
+		if err != nil {
+			s.log.Error("kubelet token authentication", "err", err)
+		}
+		return u, ok && err == nil
 	}
 	if s.cfg.Anonymous {
 		return User{Name: AnonymousUser, Groups: []string{UnauthenticatedUser}}, true
@@ -129,4 +140,14 @@ func (s *Server) attributes(u User, r *http.Request) Attributes {
 		verb = "create"
 	}
 	return Attributes{User: u, Verb: verb, Resource: "nodes", Subresource: "proxy", Name: s.cfg.NodeName}
+}
+
+// bearerToken is the token of an "Authorization: Bearer <token>" value
+// ("" for any other scheme).
+func bearerToken(authorization string) string {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(authorization), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
 }

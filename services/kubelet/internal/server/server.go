@@ -31,6 +31,9 @@ type Config struct {
 	// ClientCA verifies client certificates (--client-ca-file): the CN is
 	// the user, the Os its groups. Nil accepts no certificate.
 	ClientCA *x509.CertPool
+	// Tokens authenticates bearer tokens (--authentication-token-webhook:
+	// TokenReviews to the apiserver); nil refuses them with 401.
+	Tokens TokenAuthenticator
 	// Anonymous serves requests without credentials as system:anonymous
 	// (--anonymous-auth), still subject to Authorizer; otherwise they get
 	// 401.
