@@ -2,6 +2,7 @@ package test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -145,6 +146,40 @@ func collect(t *testing.T, w watch.Interface, n int, timeout time.Duration) []wa
 	return evs
 }
 
+// collectResuming reads n events from a watch on pods from rv, watching
+// again from the last event's resourceVersion when the server ends the
+// watch cleanly, as a reflector does: what the events must show is that,
+// across such ends, nothing is missed or repeated.
+func collectResuming(t *testing.T, pods *client.Client[*corev1.Pod], rv string, n int) []watch.Event {
+	t.Helper()
+	var out []watch.Event
+	for resumes := 0; len(out) < n; resumes++ {
+		if resumes > 5 {
+			t.Fatalf("watch ended %d times; %d of %d events", resumes, len(out), n)
+		}
+		w, err := pods.Watch(context.Background(), &metav1.ListRequest{ResourceVersion: rv})
+		if err != nil {
+			t.Fatalf("watch from %s: %v", rv, err)
+		}
+		evs, err := read(w, n-len(out), time.Minute)
+		w.Stop()
+		out = append(out, evs...)
+		if len(evs) > 0 {
+			rv = rvOf(evs[len(evs)-1])
+		}
+		if err != nil && !errors.Is(err, errWatchClosed) {
+			t.Fatal(err)
+		}
+		if err != nil {
+			t.Logf("the watch ended after %d events; watching again from %s", len(out), rv)
+		}
+	}
+	return out
+}
+
+// errWatchClosed is read's error for a watch the server ended cleanly.
+var errWatchClosed = errors.New("watch closed")
+
 // read reads n non-bookmark events.
 func read(w watch.Interface, n int, timeout time.Duration) ([]watch.Event, error) {
 	out := make([]watch.Event, 0, n)
@@ -153,7 +188,7 @@ func read(w watch.Interface, n int, timeout time.Duration) ([]watch.Event, error
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				return out, fmt.Errorf("watch closed after %d of %d events", len(out), n)
+				return out, fmt.Errorf("%w after %d of %d events", errWatchClosed, len(out), n)
 			}
 			if ev.Type == watch.Error {
 				return out, fmt.Errorf("watch error after %d events: %v", len(out), ev.Err)

@@ -113,12 +113,7 @@ func TestReplicaRestartedMidStreamResumesWithNothingMissedOrRepeated(t *testing.
 	}
 
 	rep2 := startReplica(t, n.URL, api)
-	w2, err := client.Pods(rep2.Conn).Watch(ctx, &metav1.ListRequest{ResourceVersion: rvOf(got[len(got)-1])})
-	if err != nil {
-		t.Fatalf("resume on the restarted replica: %v", err)
-	}
-	defer w2.Stop()
-	got = append(got, collect(t, w2, events-len(got), time.Minute)...)
+	got = append(got, collectResuming(t, client.Pods(rep2.Conn), rvOf(got[len(got)-1]), events-len(got))...)
 	sameEvents(t, got, want())
 }
 
