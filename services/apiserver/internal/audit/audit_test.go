@@ -120,7 +120,7 @@ func TestLoggerWritesStages(t *testing.T) {
 		t.Fatalf("request object: %s / %s", first.RequestObject, last.RequestObject)
 	}
 	if last.User.Username != "alice" || last.Verb != "create" || last.ObjectRef.Resource != "pods" ||
-		last.ObjectRef.Namespace != "default" || last.ResponseStatus.Code != 403 || last.Latency != "2ms" {
+		last.ObjectRef.Namespace != "default" || last.ObjectRef.Name != "web" || last.ResponseStatus.Code != 403 || last.Latency != "2ms" {
 		t.Fatalf("event %+v", last)
 	}
 	// None logs nothing; a nil record is safe to use.

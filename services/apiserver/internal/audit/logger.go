@@ -92,6 +92,10 @@ func (l *Logger) Start(ctx context.Context, a authz.Attributes, m Meta, request 
 	}
 	if a.ResourceRequest {
 		r.ev.ObjectRef = &ObjectReference{Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, APIGroup: a.APIGroup, Subresource: a.Subresource}
+		if r.ev.ObjectRef.Name == "" && request != nil {
+			// A create names its object in the body, as Kubernetes logs it.
+			r.ev.ObjectRef.Name = objectName(request)
+		}
 	}
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		r.ev.TraceID = sc.TraceID().String()
@@ -147,14 +151,33 @@ func (r *Record) write(stage Stage) {
 	}
 }
 
-// objectJSON is the Kubernetes JSON of a request's object: the "object"
-// field of a write request, or the message itself.
-func objectJSON(m proto.Message) json.RawMessage {
+// requestObject is a request's object: the "object" field of a write
+// request, or the message itself.
+func requestObject(m proto.Message) protoreflect.Message {
 	msg := m.ProtoReflect()
 	if fd := msg.Descriptor().Fields().ByName("object"); fd != nil && fd.Kind() == protoreflect.MessageKind && msg.Has(fd) {
-		m = msg.Get(fd).Message().Interface()
+		return msg.Get(fd).Message()
 	}
-	b, err := k8sjson.Marshal(m)
+	return msg
+}
+
+// objectName is the metadata.name of a request's object ("" without one).
+func objectName(m proto.Message) string {
+	obj := requestObject(m)
+	fd := obj.Descriptor().Fields().ByName("metadata")
+	if fd == nil || fd.Kind() != protoreflect.MessageKind || !obj.Has(fd) {
+		return ""
+	}
+	meta := obj.Get(fd).Message()
+	if nfd := meta.Descriptor().Fields().ByName("name"); nfd != nil && nfd.Kind() == protoreflect.StringKind {
+		return meta.Get(nfd).String()
+	}
+	return ""
+}
+
+// objectJSON is the Kubernetes JSON of a request's object.
+func objectJSON(m proto.Message) json.RawMessage {
+	b, err := k8sjson.Marshal(requestObject(m).Interface())
 	if err != nil {
 		return nil
 	}
