@@ -38,72 +38,86 @@ func (Plugin) Admit(_ context.Context, a *admission.Attributes) (bool, error) {
 	if a.Object == nil || a.Subresource != "" {
 		return false, nil
 	}
-	before := proto.Clone(a.Object)
-	Apply(a.Object)
-	return !proto.Equal(before, a.Object), nil
+	return Apply(a.Object), nil
 }
 
-// Apply sets the defaults of obj's kind in place.
-func Apply(obj object.Object) {
+// Apply sets the defaults of obj's kind in place and reports whether it
+// set any (whether obj is no longer proto.Equal to what it was).
+func Apply(obj object.Object) bool {
+	d := &defaulter{}
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		if o.Spec == nil {
-			o.Spec = &corev1.PodSpec{}
+			o.Spec = mark(d, &corev1.PodSpec{})
 		}
-		PodSpec(o.Spec)
+		d.podSpec(o.Spec)
 	case *appsv1.Deployment:
-		deployment(o)
+		d.deployment(o)
 	case *appsv1.ReplicaSet:
 		if o.Spec == nil {
-			o.Spec = &appsv1.ReplicaSetSpec{}
+			o.Spec = mark(d, &appsv1.ReplicaSetSpec{})
 		}
 		if o.Spec.Replicas == nil {
-			o.Spec.Replicas = proto.Int32(1)
+			o.Spec.Replicas = mark(d, proto.Int32(1))
 		}
-		template(o.Spec.Template)
+		d.template(o.Spec.Template)
 	case *corev1.Service:
-		service(o)
+		d.service(o)
 	case *corev1.Secret:
-		if o.Type == "" {
-			o.Type = "Opaque"
-		}
+		d.str(&o.Type, "Opaque")
 	case *rbacv1.RoleBinding:
-		subjects(o.Subjects)
+		d.subjects(o.Subjects)
 	case *rbacv1.ClusterRoleBinding:
-		subjects(o.Subjects)
+		d.subjects(o.Subjects)
 	case *corev1.Endpoints:
 		for _, ss := range o.Subsets {
 			for _, p := range ss.Ports {
-				if p.Protocol == "" {
-					p.Protocol = "TCP"
-				}
+				d.str(&p.Protocol, "TCP")
 			}
 		}
 	case *discoveryv1.EndpointSlice:
 		for _, p := range o.Ports {
 			if p.Protocol == nil {
-				p.Protocol = proto.String("TCP")
+				p.Protocol = mark(d, proto.String("TCP"))
 			}
 		}
 	}
+	return d.changed
 }
 
-func template(t *corev1.PodTemplateSpec) {
+// defaulter sets defaults and remembers whether it set any.
+type defaulter struct{ changed bool }
+
+// mark returns v, noting that a default was set.
+func mark[T any](d *defaulter, v T) T {
+	d.changed = true
+	return v
+}
+
+// str sets an empty string field to v.
+func (d *defaulter) str(f *string, v string) {
+	if *f == "" && v != "" {
+		*f = v
+		d.changed = true
+	}
+}
+
+func (d *defaulter) template(t *corev1.PodTemplateSpec) {
 	if t == nil {
 		return
 	}
 	if t.Spec == nil {
-		t.Spec = &corev1.PodSpec{}
+		t.Spec = mark(d, &corev1.PodSpec{})
 	}
-	PodSpec(t.Spec)
+	d.podSpec(t.Spec)
 }
 
 // subjects sets a binding subject's apiGroup as Kubernetes does: the RBAC
 // group for users and groups.
-func subjects(ss []*rbacv1.Subject) {
+func (d *defaulter) subjects(ss []*rbacv1.Subject) {
 	for _, s := range ss {
-		if s.ApiGroup == "" && (s.Kind == "User" || s.Kind == "Group") {
-			s.ApiGroup = "rbac.authorization.k8s.io"
+		if s.Kind == "User" || s.Kind == "Group" {
+			d.str(&s.ApiGroup, "rbac.authorization.k8s.io")
 		}
 	}
 }

@@ -19,62 +19,53 @@ const (
 	DefaultMode = 0o644
 )
 
-// PodSpec sets Kubernetes' defaults on a pod spec.
-func PodSpec(s *corev1.PodSpec) {
-	if s.DnsPolicy == "" {
-		s.DnsPolicy = "ClusterFirst"
-	}
-	if s.RestartPolicy == "" {
-		s.RestartPolicy = "Always"
-	}
+// PodSpec sets Kubernetes' defaults on a pod spec and reports whether it
+// set any.
+func PodSpec(s *corev1.PodSpec) bool {
+	d := &defaulter{}
+	d.podSpec(s)
+	return d.changed
+}
+
+func (d *defaulter) podSpec(s *corev1.PodSpec) {
+	d.str(&s.DnsPolicy, "ClusterFirst")
+	d.str(&s.RestartPolicy, "Always")
 	if s.TerminationGracePeriodSeconds == nil {
-		s.TerminationGracePeriodSeconds = proto.Int64(DefaultTerminationGracePeriodSeconds)
+		s.TerminationGracePeriodSeconds = mark(d, proto.Int64(DefaultTerminationGracePeriodSeconds))
 	}
 	if s.SecurityContext == nil {
-		s.SecurityContext = &corev1.PodSecurityContext{}
+		s.SecurityContext = mark(d, &corev1.PodSecurityContext{})
 	}
-	if s.SchedulerName == "" {
-		s.SchedulerName = DefaultSchedulerName
-	}
+	d.str(&s.SchedulerName, DefaultSchedulerName)
 	if s.EnableServiceLinks == nil {
-		s.EnableServiceLinks = proto.Bool(true)
+		s.EnableServiceLinks = mark(d, proto.Bool(true))
 	}
 	// serviceAccount is the deprecated alias; Kubernetes keeps both equal.
-	if s.ServiceAccountName == "" {
-		s.ServiceAccountName = s.ServiceAccount
-	}
-	if s.ServiceAccount == "" {
-		s.ServiceAccount = s.ServiceAccountName
-	}
+	d.str(&s.ServiceAccountName, s.ServiceAccount)
+	d.str(&s.ServiceAccount, s.ServiceAccountName)
 	for _, c := range s.InitContainers {
-		container(c)
+		d.container(c)
 	}
 	for _, c := range s.Containers {
-		container(c)
+		d.container(c)
 	}
 	for _, v := range s.Volumes {
-		volume(v)
+		d.volume(v)
 	}
 }
 
-func container(c *corev1.Container) {
+func (d *defaulter) container(c *corev1.Container) {
 	if c.ImagePullPolicy == "" {
-		c.ImagePullPolicy = PullPolicy(c.Image)
+		d.str(&c.ImagePullPolicy, PullPolicy(c.Image))
 	}
-	if c.TerminationMessagePath == "" {
-		c.TerminationMessagePath = DefaultTerminationMessagePath
-	}
-	if c.TerminationMessagePolicy == "" {
-		c.TerminationMessagePolicy = "File"
-	}
+	d.str(&c.TerminationMessagePath, DefaultTerminationMessagePath)
+	d.str(&c.TerminationMessagePolicy, "File")
 	for _, p := range c.Ports {
-		if p.Protocol == "" {
-			p.Protocol = "TCP"
-		}
+		d.str(&p.Protocol, "TCP")
 	}
 	for _, e := range c.Env {
-		if f := e.GetValueFrom().GetFieldRef(); f != nil && f.ApiVersion == "" {
-			f.ApiVersion = "v1"
+		if f := e.GetValueFrom().GetFieldRef(); f != nil {
+			d.str(&f.ApiVersion, "v1")
 		}
 	}
 	// A limit without a request requests the limit, as Kubernetes defaults it.
@@ -84,16 +75,16 @@ func container(c *corev1.Container) {
 				if r.Requests == nil {
 					r.Requests = map[string]string{}
 				}
-				r.Requests[k] = v
+				r.Requests[k] = mark(d, v)
 			}
 		}
 	}
 	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
-		probe(p)
+		d.probe(p)
 	}
 	if l := c.Lifecycle; l != nil {
-		httpGet(l.GetPostStart().GetHttpGet())
-		httpGet(l.GetPreStop().GetHttpGet())
+		d.httpGet(l.GetPostStart().GetHttpGet())
+		d.httpGet(l.GetPreStop().GetHttpGet())
 	}
 }
 
@@ -111,79 +102,74 @@ func PullPolicy(image string) string {
 	return "IfNotPresent"
 }
 
-func probe(p *corev1.Probe) {
+func (d *defaulter) probe(p *corev1.Probe) {
 	if p == nil {
 		return
 	}
-	if p.TimeoutSeconds == 0 {
-		p.TimeoutSeconds = 1
-	}
-	if p.PeriodSeconds == 0 {
-		p.PeriodSeconds = 10
-	}
-	if p.SuccessThreshold == 0 {
-		p.SuccessThreshold = 1
-	}
-	if p.FailureThreshold == 0 {
-		p.FailureThreshold = 3
-	}
-	httpGet(p.HttpGet)
+	d.int32(&p.TimeoutSeconds, 1)
+	d.int32(&p.PeriodSeconds, 10)
+	d.int32(&p.SuccessThreshold, 1)
+	d.int32(&p.FailureThreshold, 3)
+	d.httpGet(p.HttpGet)
 }
 
-func httpGet(h *corev1.HTTPGetAction) {
+// int32 sets a zero int32 field to v.
+func (d *defaulter) int32(f *int32, v int32) {
+	if *f == 0 && v != 0 {
+		*f = v
+		d.changed = true
+	}
+}
+
+func (d *defaulter) httpGet(h *corev1.HTTPGetAction) {
 	if h == nil {
 		return
 	}
-	if h.Path == "" {
-		h.Path = "/"
-	}
-	if h.Scheme == "" {
-		h.Scheme = "HTTP"
-	}
+	d.str(&h.Path, "/")
+	d.str(&h.Scheme, "HTTP")
 }
 
-func volume(v *corev1.Volume) {
+func (d *defaulter) volume(v *corev1.Volume) {
 	switch {
 	case v.Secret != nil:
-		if v.Secret.DefaultMode == nil {
-			v.Secret.DefaultMode = proto.Int32(DefaultMode)
-		}
+		d.mode(&v.Secret.DefaultMode)
 	case v.ConfigMap != nil:
-		if v.ConfigMap.DefaultMode == nil {
-			v.ConfigMap.DefaultMode = proto.Int32(DefaultMode)
-		}
+		d.mode(&v.ConfigMap.DefaultMode)
 	case v.DownwardApi != nil:
-		if v.DownwardApi.DefaultMode == nil {
-			v.DownwardApi.DefaultMode = proto.Int32(DefaultMode)
-		}
-		fieldRefs(v.DownwardApi.Items)
+		d.mode(&v.DownwardApi.DefaultMode)
+		d.fieldRefs(v.DownwardApi.Items)
 	case v.Projected != nil:
-		if v.Projected.DefaultMode == nil {
-			v.Projected.DefaultMode = proto.Int32(DefaultMode)
-		}
+		d.mode(&v.Projected.DefaultMode)
 		for _, s := range v.Projected.Sources {
 			if t := s.ServiceAccountToken; t != nil && t.ExpirationSeconds == nil {
-				t.ExpirationSeconds = proto.Int64(3600)
+				t.ExpirationSeconds = mark(d, proto.Int64(3600))
 			}
-			fieldRefs(s.GetDownwardApi().GetItems())
+			d.fieldRefs(s.GetDownwardApi().GetItems())
 		}
 	case v.HostPath != nil:
 		if v.HostPath.Type == nil {
-			v.HostPath.Type = proto.String("")
+			v.HostPath.Type = mark(d, proto.String(""))
 		}
 	case v.PersistentVolumeClaim != nil:
 	default:
 		// A volume with no source is an emptyDir, as in Kubernetes.
 		if v.EmptyDir == nil {
-			v.EmptyDir = &corev1.EmptyDirVolumeSource{}
+			v.EmptyDir = mark(d, &corev1.EmptyDirVolumeSource{})
 		}
 	}
 }
 
-func fieldRefs(items []*corev1.DownwardAPIVolumeFile) {
+// mode sets an unset defaultMode to DefaultMode.
+func (d *defaulter) mode(f **int32) {
+	if *f == nil {
+		*f = mark(d, proto.Int32(DefaultMode))
+	}
+}
+
+func (d *defaulter) fieldRefs(items []*corev1.DownwardAPIVolumeFile) {
 	for _, it := range items {
-		if it.FieldRef != nil && it.FieldRef.ApiVersion == "" {
-			it.FieldRef.ApiVersion = "v1"
+		if it.FieldRef != nil {
+			d.str(&it.FieldRef.ApiVersion, "v1")
 		}
 	}
 }

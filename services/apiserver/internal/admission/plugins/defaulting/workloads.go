@@ -13,64 +13,59 @@ const (
 	DefaultProgressDeadlineSeconds = 600
 )
 
-func deployment(d *appsv1.Deployment) {
-	if d.Spec == nil {
-		d.Spec = &appsv1.DeploymentSpec{}
+func (d *defaulter) deployment(dep *appsv1.Deployment) {
+	if dep.Spec == nil {
+		dep.Spec = mark(d, &appsv1.DeploymentSpec{})
 	}
-	s := d.Spec
+	s := dep.Spec
 	if s.Replicas == nil {
-		s.Replicas = proto.Int32(1)
+		s.Replicas = mark(d, proto.Int32(1))
 	}
 	if s.Strategy == nil {
-		s.Strategy = &appsv1.DeploymentStrategy{}
+		s.Strategy = mark(d, &appsv1.DeploymentStrategy{})
 	}
-	if s.Strategy.Type == "" {
-		s.Strategy.Type = "RollingUpdate"
-	}
+	d.str(&s.Strategy.Type, "RollingUpdate")
 	if s.Strategy.Type == "RollingUpdate" {
 		if s.Strategy.RollingUpdate == nil {
-			s.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{}
+			s.Strategy.RollingUpdate = mark(d, &appsv1.RollingUpdateDeployment{})
 		}
 		if s.Strategy.RollingUpdate.MaxUnavailable == nil {
-			s.Strategy.RollingUpdate.MaxUnavailable = percent25()
+			s.Strategy.RollingUpdate.MaxUnavailable = mark(d, percent25())
 		}
 		if s.Strategy.RollingUpdate.MaxSurge == nil {
-			s.Strategy.RollingUpdate.MaxSurge = percent25()
+			s.Strategy.RollingUpdate.MaxSurge = mark(d, percent25())
 		}
 	}
 	if s.RevisionHistoryLimit == nil {
-		s.RevisionHistoryLimit = proto.Int32(DefaultRevisionHistoryLimit)
+		s.RevisionHistoryLimit = mark(d, proto.Int32(DefaultRevisionHistoryLimit))
 	}
 	if s.ProgressDeadlineSeconds == nil {
-		s.ProgressDeadlineSeconds = proto.Int32(DefaultProgressDeadlineSeconds)
+		s.ProgressDeadlineSeconds = mark(d, proto.Int32(DefaultProgressDeadlineSeconds))
 	}
-	template(s.Template)
+	d.template(s.Template)
 }
 
-func service(svc *corev1.Service) {
+func (d *defaulter) service(svc *corev1.Service) {
 	if svc.Spec == nil {
-		svc.Spec = &corev1.ServiceSpec{}
+		svc.Spec = mark(d, &corev1.ServiceSpec{})
 	}
 	s := svc.Spec
-	if s.Type == "" {
-		s.Type = "ClusterIP"
-	}
-	if s.SessionAffinity == "" {
-		s.SessionAffinity = "None"
-	}
+	d.str(&s.Type, "ClusterIP")
+	d.str(&s.SessionAffinity, "None")
 	for _, p := range s.Ports {
-		if p.Protocol == "" {
-			p.Protocol = "TCP"
-		}
+		d.str(&p.Protocol, "TCP")
 		if p.TargetPort == nil || (p.TargetPort.Type == 0 && p.TargetPort.IntVal == 0) {
-			p.TargetPort = intOrStringInt(p.Port)
+			target := intOrStringInt(p.Port)
+			if !proto.Equal(p.TargetPort, target) {
+				p.TargetPort = mark(d, target)
+			}
 		}
 	}
 	if s.Type != "ExternalName" && s.InternalTrafficPolicy == nil {
-		s.InternalTrafficPolicy = proto.String("Cluster")
+		s.InternalTrafficPolicy = mark(d, proto.String("Cluster"))
 	}
-	if (s.Type == "NodePort" || s.Type == "LoadBalancer") && s.ExternalTrafficPolicy == "" {
-		s.ExternalTrafficPolicy = "Cluster"
+	if s.Type == "NodePort" || s.Type == "LoadBalancer" {
+		d.str(&s.ExternalTrafficPolicy, "Cluster")
 	}
 	if cfg := s.GetSessionAffinityConfig().GetClientIp(); s.SessionAffinity == "ClientIP" && (cfg == nil || cfg.TimeoutSeconds == nil) {
 		if s.SessionAffinityConfig == nil {
@@ -79,6 +74,6 @@ func service(svc *corev1.Service) {
 		if s.SessionAffinityConfig.ClientIp == nil {
 			s.SessionAffinityConfig.ClientIp = &corev1.ClientIPConfig{}
 		}
-		s.SessionAffinityConfig.ClientIp.TimeoutSeconds = proto.Int32(10800)
+		s.SessionAffinityConfig.ClientIp.TimeoutSeconds = mark(d, proto.Int32(10800))
 	}
 }

@@ -76,7 +76,9 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) (bool, erro
 	if s.PreemptionPolicy != nil && policy != "" && *s.PreemptionPolicy != policy {
 		return false, a.Forbidden(fmt.Sprintf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; priority admission controller computed %s from the given PriorityClass name", *s.PreemptionPolicy, policy))
 	}
-	before := proto.Clone(s)
+	// A priority that is set is the class's (checked above), so the pod
+	// changes when it gains a class name, a priority or a policy.
+	mutated := s.PriorityClassName != name || s.Priority == nil || s.PreemptionPolicy == nil
 	s.PriorityClassName = name
 	s.Priority = proto.Int32(value)
 	if s.PreemptionPolicy == nil {
@@ -85,7 +87,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) (bool, erro
 		}
 		s.PreemptionPolicy = proto.String(policy)
 	}
-	return !proto.Equal(before, s), nil
+	return mutated, nil
 }
 
 // resolve finds a class's value and preemption policy; "" means the

@@ -64,3 +64,40 @@ func TestPriority(t *testing.T) {
 		})
 	}
 }
+
+// TestAdmitReportsExactlyWhenThePodChanged checks the plugin's report
+// against proto.Equal of the pod before and after.
+func TestAdmitReportsExactlyWhenThePodChanged(t *testing.T) {
+	pods, _ := apis.Lookup("", "pods")
+	classes := admission.NewMemory("scheduling.k8s.io", "priorityclasses", class("high", 1000, false, nil), class("batch", 10, false, proto.String("Never")))
+	withDefault := admission.NewMemory("scheduling.k8s.io", "priorityclasses", class("normal", 50, true, nil))
+	for _, tc := range []struct {
+		name    string
+		classes *admission.Memory
+		spec    *corev1.PodSpec
+		want    bool
+	}{
+		{"nothing set", classes, &corev1.PodSpec{}, true},
+		{"class named", classes, &corev1.PodSpec{PriorityClassName: "high"}, true},
+		{"priority and policy already there", classes, &corev1.PodSpec{PriorityClassName: "high", Priority: proto.Int32(1000),
+			PreemptionPolicy: proto.String("PreemptLowerPriority")}, false},
+		{"no class, zero priority and policy there", classes, &corev1.PodSpec{Priority: proto.Int32(0),
+			PreemptionPolicy: proto.String("Never")}, false},
+		{"policy missing", classes, &corev1.PodSpec{PriorityClassName: "batch", Priority: proto.Int32(10)}, true},
+		{"priority missing", classes, &corev1.PodSpec{PriorityClassName: "batch", PreemptionPolicy: proto.String("Never")}, true},
+		{"global default's name added", withDefault, &corev1.PodSpec{Priority: proto.Int32(50), PreemptionPolicy: proto.String("Never")}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := &corev1.Pod{Metadata: &metav1.ObjectMeta{Name: "p"}, Spec: tc.spec}
+			before := proto.Clone(pod)
+			a := &admission.Attributes{Operation: admission.Create, Resource: pods, Namespace: "default", Name: "p", Object: pod}
+			got, err := New(tc.classes).Admit(context.Background(), a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if changed := !proto.Equal(before, pod); got != tc.want || changed != tc.want {
+				t.Fatalf("Admit reported %v, the pod changed: %v; want %v", got, changed, tc.want)
+			}
+		})
+	}
+}
