@@ -213,3 +213,47 @@ func TestAuditLogRecordsApply(t *testing.T) {
 		t.Fatalf("a ConfigMap's data was logged: %s", line)
 	}
 }
+
+// A ServiceAccount token calls a kubelet's API (:10250, from its node):
+// the kubelet asks the apiserver who the token is (TokenReview) and
+// whether that account may get nodes/proxy (SubjectAccessReview).
+func TestServiceAccountTokenCallsTheKubelet(t *testing.T) {
+	name := fmt.Sprintf("kubelet-reader-%d", time.Now().UnixNano()%1_000_000)
+	objs := []map[string]any{
+		{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": name, "namespace": "default"}},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name},
+			"rules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"nodes/proxy"}, "verbs": []any{"get"}}}},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": map[string]any{"name": name},
+			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+			"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": name, "namespace": "default"}}},
+		{"apiVersion": "v1", "kind": "Pod",
+			"metadata": map[string]any{"name": name, "namespace": "default", "labels": map[string]any{"app": name}},
+			"spec": map[string]any{"serviceAccountName": name, "terminationGracePeriodSeconds": 1,
+				"containers": []any{map[string]any{"name": "web", "image": webImage}}}},
+	}
+	for _, o := range objs {
+		mustKubectl(t, manifest(t, o), "apply", "-f", "-")
+	}
+	t.Cleanup(func() {
+		_, _ = kubectl(t, "", "delete", "pod,serviceaccount", name, "--ignore-not-found", "--wait=false")
+		_, _ = kubectl(t, "", "delete", "clusterrolebinding,clusterrole", name, "--ignore-not-found")
+	})
+	p := waitRunning(t, "default", "app="+name, 1, 2*time.Minute)[0]
+	token := strings.TrimSpace(mustKubectl(t, "", "exec", name, "--", "cat", "/var/run/secrets/kubernetes.io/serviceaccount/token"))
+	other := strings.TrimSpace(mustKubectl(t, "", "create", "token", "default"))
+
+	logs := "https://127.0.0.1:10250/containerLogs/default/" + name + "/web"
+	call := func(token string) (string, error) {
+		return inNode(t, p.Spec.NodeName, "busybox", "wget", "--no-check-certificate", "-q", "-O-",
+			"--header", "Authorization: Bearer "+token, logs)
+	}
+	if _, err := call(token); err != nil {
+		t.Fatalf("the pod's account, allowed nodes/proxy: %v", err)
+	}
+	if _, err := call(other); err == nil || !strings.Contains(err.Error(), "403 Forbidden") {
+		t.Fatalf("the default account: %v, want 403", err)
+	}
+	if _, err := call("not-a-token"); err == nil || !strings.Contains(err.Error(), "401 Unauthorized") {
+		t.Fatalf("a token nobody issued: %v, want 401", err)
+	}
+}
