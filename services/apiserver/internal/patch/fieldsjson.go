@@ -5,16 +5,39 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"unicode/utf8"
 )
 
-// FieldsOfJSON returns the members of a JSON object's fields, as FieldsOf
-// returns those of its decoded values, read straight from the text: a
+// Members are member paths as a walk finds them, in no order and perhaps
+// repeated (two list items with one key).
+type Members [][]string
+
+// Set returns the members as a FieldSet.
+func (m Members) Set() FieldSet {
+	s := make(FieldSet, len(m))
+	for _, p := range m {
+		s.add(p)
+	}
+	return s
+}
+
+// MarshalFieldsV1 writes the members as FieldSet.MarshalFieldsV1 does,
+// sorting m in place.
+func (m Members) MarshalFieldsV1() string {
+	slices.SortFunc(m, slices.Compare)
+	return writeFieldsV1(m)
+}
+
+// MembersOfJSON returns the members of a JSON object's fields, those
+// FieldsOf returns for its decoded values, read straight from the text: a
 // create owns every field of the new object, and this spares it building
-// the values. data is one object with no key repeated, as k8sjson.Marshal
-// writes it.
-func FieldsOfJSON(data []byte, skip func(path []string) bool) (FieldSet, error) {
-	r := fieldsReader{data: data, set: FieldSet{}, skip: skip}
+// the values and a set. data is one object with no key repeated, as
+// k8sjson.Marshal writes it.
+func MembersOfJSON(data []byte, skip func(path []string) bool) (Members, error) {
+	// Room for a small object's members (a pod has tens).
+	r := fieldsReader{data: data, skip: skip, members: make(Members, 0, 32), paths: make([]string, 0, 160)}
+	r.path, r.names, r.elem = r.pathBuf[:0], r.namesBuf[:0], r.elemBuf[:0]
 	r.ws()
 	if r.peek() != '{' {
 		return nil, r.fail("expected a JSON object")
@@ -25,21 +48,48 @@ func FieldsOfJSON(data []byte, skip func(path []string) bool) (FieldSet, error) 
 	if r.ws(); r.i != len(r.data) {
 		return nil, r.fail("unexpected data after the JSON value")
 	}
-	return r.set, nil
+	return r.members, nil
 }
 
-// fieldsReader walks JSON text as collect walks values. path and names
-// are stacks (add copies the path), and key is path joined by sep.
+// fieldsReader walks JSON text as collect walks values; path and names
+// are stacks.
 type fieldsReader struct {
 	data        []byte
 	i           int
-	set         FieldSet
+	members     Members
 	skip        func([]string) bool
 	path, names []string
-	key         []byte
-	keyLens     []int
 	elem        []byte   // scratch for building elements
 	paths       []string // backs the members' paths
+	// First backing arrays of the stacks and the scratch.
+	pathBuf, namesBuf [16]string
+	elemBuf           [64]byte
+}
+
+// elements holds the "f:" elements of the field names met so far, up to
+// maxElements, so that reading an object allocates no name seen before.
+var elements = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: map[string]string{}}
+
+const maxElements = 4096
+
+// intern returns e as a string, from elements when it is there.
+func intern(e []byte) string {
+	elements.RLock()
+	s, ok := elements.m[string(e)]
+	elements.RUnlock()
+	if ok {
+		return s
+	}
+	s = string(e)
+	elements.Lock()
+	if len(elements.m) < maxElements {
+		elements.m[s] = s
+	}
+	elements.Unlock()
+	return s
 }
 
 var errJSON = errors.New("invalid JSON")
@@ -67,28 +117,16 @@ func (r *fieldsReader) peek() byte {
 	return 0
 }
 
-func (r *fieldsReader) push(e string) {
-	r.keyLens = append(r.keyLens, len(r.key))
-	if len(r.path) > 0 {
-		r.key = append(r.key, sep...)
-	}
-	r.key = append(r.key, e...)
-	r.path = append(r.path, e)
-}
+func (r *fieldsReader) push(e string) { r.path = append(r.path, e) }
 
-func (r *fieldsReader) pop() {
-	n := len(r.keyLens) - 1
-	r.key = r.key[:r.keyLens[n]]
-	r.keyLens = r.keyLens[:n]
-	r.path = r.path[:len(r.path)-1]
-}
+func (r *fieldsReader) pop() { r.path = r.path[:len(r.path)-1] }
 
 // add makes the current path a member. The members' paths are cut from
 // one growing array, whose full slices make any append copy.
 func (r *fieldsReader) add() {
 	start := len(r.paths)
 	r.paths = append(r.paths, r.path...)
-	r.set[string(r.key)] = r.paths[start:len(r.paths):len(r.paths)]
+	r.members = append(r.members, r.paths[start:len(r.paths):len(r.paths)])
 }
 
 // object reads the fields of the object at r.i (collectObject).
@@ -113,7 +151,7 @@ func (r *fieldsReader) object() error {
 		}
 		r.i++
 		r.ws()
-		e := string(r.elem)
+		e := intern(r.elem)
 		r.push(e)
 		if r.skip != nil && r.skip(r.path) {
 			err = r.skipValue()

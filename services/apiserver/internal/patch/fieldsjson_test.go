@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestFieldsOfJSONMatchesFieldsOfTheDecodedValues(t *testing.T) {
+func TestMembersOfJSONMatchFieldsOfTheDecodedValues(t *testing.T) {
 	skipStatus := func(p []string) bool { return len(p) == 1 && p[0] == "f:status" }
 	docs := map[string]string{
 		"empty":             `{}`,
@@ -31,15 +31,15 @@ func TestFieldsOfJSONMatchesFieldsOfTheDecodedValues(t *testing.T) {
 	for name, doc := range docs {
 		t.Run(name, func(t *testing.T) {
 			want := FieldsOf(obj(t, doc), skipStatus)
-			got, err := FieldsOfJSON([]byte(doc), skipStatus)
+			members, err := MembersOfJSON([]byte(doc), skipStatus)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if g, w := pathStrings(got), pathStrings(want); !slices.Equal(g, w) {
+			if g, w := pathStrings(members.Set()), pathStrings(want); !slices.Equal(g, w) {
 				t.Fatalf("members\n got %q\nwant %q", g, w)
 			}
-			if got.MarshalFieldsV1() != want.MarshalFieldsV1() {
-				t.Fatalf("fieldsV1\n got %s\nwant %s", got.MarshalFieldsV1(), want.MarshalFieldsV1())
+			if g, w := members.MarshalFieldsV1(), want.MarshalFieldsV1(); g != w {
+				t.Fatalf("fieldsV1\n got %s\nwant %s", g, w)
 			}
 		})
 	}
@@ -57,10 +57,10 @@ func pathStrings(s FieldSet) []string {
 	return out
 }
 
-func TestFieldsOfJSONRefusesWhatIsNotAnObject(t *testing.T) {
+func TestMembersOfJSONRefuseWhatIsNotAnObject(t *testing.T) {
 	for _, doc := range []string{``, `[]`, `"x"`, `{`, `{"a"}`, `{"a":}`, `{"a":1}x`, `{"a":"x`, `{"a":tru}`, `{"a":1,}`,
 		`{"a":[1,2}`, `{"spec":{"containers":[{"name":"a"}`, `{"finalizers":["a"`, `{a:1}`, `{"a":01x}`} {
-		if _, err := FieldsOfJSON([]byte(doc), nil); !errors.Is(err, errJSON) {
+		if _, err := MembersOfJSON([]byte(doc), nil); !errors.Is(err, errJSON) {
 			t.Errorf("%q: got %v, want an invalid JSON error", doc, err)
 		}
 	}
@@ -81,8 +81,17 @@ func TestMarshalFieldsV1WritesThePathsAsATree(t *testing.T) {
 		for _, p := range paths {
 			s.add(p)
 		}
-		if got, want := s.MarshalFieldsV1(), treeFieldsV1(paths); got != want {
+		want := treeFieldsV1(paths)
+		if got := s.MarshalFieldsV1(); got != want {
 			t.Errorf("%q\n got %s\nwant %s", paths, got, want)
+		}
+		// As a walk finds them: reversed, and each path twice.
+		var m Members
+		for i := len(paths) - 1; i >= 0; i-- {
+			m = append(m, paths[i], slices.Clone(paths[i]))
+		}
+		if got := m.MarshalFieldsV1(); got != want {
+			t.Errorf("%q as Members\n got %s\nwant %s", paths, got, want)
 		}
 	}
 }
@@ -126,9 +135,9 @@ func treeFieldsV1(paths [][]string) string {
 	return b.String()
 }
 
-// FuzzFieldsOfJSON checks FieldsOfJSON against FieldsOf on any JSON object,
-// written as encoding/json writes it (no key repeated).
-func FuzzFieldsOfJSON(f *testing.F) {
+// FuzzMembersOfJSON checks MembersOfJSON against FieldsOf on any JSON
+// object, written as encoding/json writes it (no key repeated).
+func FuzzMembersOfJSON(f *testing.F) {
 	f.Add(`{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80}]}],"finalizers":["x",1]}}`)
 	f.Add(`{"metadata":{"labels":{"<":"é"}},"spec":{"ports":[{"port":"\u2028"},{}],"conditions":[[],{"type":{}}]}}`)
 	f.Fuzz(func(t *testing.T, doc string) {
@@ -140,13 +149,16 @@ func FuzzFieldsOfJSON(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := FieldsOfJSON(data, nil)
+		members, err := MembersOfJSON(data, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", data, err)
 		}
 		want := FieldsOf(v, nil)
-		if g, w := pathStrings(got), pathStrings(want); !slices.Equal(g, w) {
+		if g, w := pathStrings(members.Set()), pathStrings(want); !slices.Equal(g, w) {
 			t.Fatalf("%s: members\n got %q\nwant %q", data, g, w)
+		}
+		if g, w := members.MarshalFieldsV1(), want.MarshalFieldsV1(); g != w {
+			t.Fatalf("%s: fieldsV1\n got %s\nwant %s", data, g, w)
 		}
 	})
 }

@@ -15,18 +15,26 @@ import (
 
 // MarshalFieldsV1 writes the set as Kubernetes' fieldsV1 JSON: the tree of
 // the members' paths, each level an object with sorted keys and a leaf an
-// empty object. The paths sorted element by element are that tree in
-// order, so it is written from them without being built.
+// empty object.
 func (s FieldSet) MarshalFieldsV1() string {
 	paths := make([][]string, 0, len(s))
-	size := 2
 	for _, p := range s {
 		paths = append(paths, p)
+	}
+	slices.SortFunc(paths, slices.Compare)
+	return writeFieldsV1(paths)
+}
+
+// writeFieldsV1 writes the fieldsV1 tree of paths sorted element by
+// element: that order is the tree's, depth first with sorted keys, so it is
+// written without being built. A repeated path writes nothing more.
+func writeFieldsV1(paths [][]string) string {
+	size := 2
+	for _, p := range paths {
 		for _, e := range p {
 			size += len(e) + 6
 		}
 	}
-	slices.SortFunc(paths, slices.Compare)
 	var b strings.Builder
 	b.Grow(size)
 	b.WriteByte('{')

@@ -93,10 +93,10 @@ func toAllValues(obj object.Object) (map[string]any, error) {
 	return m, nil
 }
 
-// fieldsOf returns the members of an object's fields but its
+// membersOf returns the members of an object's fields but its
 // managedFields, read from its JSON without decoding it into values.
-func fieldsOf(obj object.Object, skip func([]string) bool) (patch.FieldSet, error) {
-	return withoutManagedFields(obj, func() (patch.FieldSet, error) {
+func membersOf(obj object.Object, skip func([]string) bool) (patch.Members, error) {
+	return withoutManagedFields(obj, func() (patch.Members, error) {
 		buf := jsonBuffers.Get().(*[]byte)
 		defer jsonBuffers.Put(buf)
 		b, err := k8sjson.MarshalAppend((*buf)[:0], obj)
@@ -106,11 +106,11 @@ func fieldsOf(obj object.Object, skip func([]string) bool) (patch.FieldSet, erro
 		if cap(b) <= 64<<10 {
 			*buf = b
 		}
-		set, err := patch.FieldsOfJSON(b, skip)
+		members, err := patch.MembersOfJSON(b, skip)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
-		return set, nil
+		return members, nil
 	})
 }
 
@@ -124,17 +124,29 @@ func (r *Registry) recordUpdate(ctx context.Context, cur, next object.Object, su
 	if manager == "" {
 		return nil
 	}
-	managed, err := decodeManaged(next.GetMetadata().GetManagedFields())
+	md := next.GetMetadata()
+	managed, err := decodeManaged(md.GetManagedFields())
 	if err != nil {
 		return err
 	}
 	skip := r.untracked(subresource)
+	now := r.now().Unix()
 	if cur == nil {
-		fields, err := fieldsOf(next, skip)
+		members, err := membersOf(next, skip)
 		if err != nil {
 			return err
 		}
-		managed = managed.Record(fields, nil, manager, r.codec.APIVersion, subresource, r.now().Unix())
+		if len(managed) == 0 {
+			// The writer's entry is the only one: its fieldsV1 is written
+			// from the members without making them a set.
+			md.ManagedFields = nil
+			if len(members) > 0 {
+				e := &patch.Entry{Manager: manager, Operation: patch.OpUpdate, APIVersion: r.codec.APIVersion, Subresource: subresource, Time: now}
+				md.ManagedFields = []*metav1.ManagedFieldsEntry{encodeEntry(e, members.MarshalFieldsV1())}
+			}
+			return nil
+		}
+		managed = managed.Record(members.Set(), nil, manager, r.codec.APIVersion, subresource, now)
 	} else {
 		prev, err := toValues(cur)
 		if err != nil {
@@ -144,9 +156,9 @@ func (r *Registry) recordUpdate(ctx context.Context, cur, next object.Object, su
 		if err != nil {
 			return err
 		}
-		managed = managed.Update(prev, nv, manager, r.codec.APIVersion, subresource, r.now().Unix(), skip)
+		managed = managed.Update(prev, nv, manager, r.codec.APIVersion, subresource, now, skip)
 	}
-	next.GetMetadata().ManagedFields = encodeManaged(managed)
+	md.ManagedFields = encodeManaged(managed)
 	return nil
 }
 
@@ -166,8 +178,12 @@ func decodeManaged(entries []*metav1.ManagedFieldsEntry) (patch.Managed, error) 
 func encodeManaged(m patch.Managed) []*metav1.ManagedFieldsEntry {
 	out := make([]*metav1.ManagedFieldsEntry, 0, len(m))
 	for _, e := range m {
-		out = append(out, &metav1.ManagedFieldsEntry{Manager: e.Manager, Operation: e.Operation, ApiVersion: e.APIVersion,
-			Time: &metav1.Time{Seconds: e.Time}, FieldsType: "FieldsV1", FieldsV1: e.Set.MarshalFieldsV1(), Subresource: e.Subresource})
+		out = append(out, encodeEntry(e, e.Set.MarshalFieldsV1()))
 	}
 	return out
+}
+
+func encodeEntry(e *patch.Entry, fieldsV1 string) *metav1.ManagedFieldsEntry {
+	return &metav1.ManagedFieldsEntry{Manager: e.Manager, Operation: e.Operation, ApiVersion: e.APIVersion,
+		Time: &metav1.Time{Seconds: e.Time}, FieldsType: "FieldsV1", FieldsV1: fieldsV1, Subresource: e.Subresource}
 }
