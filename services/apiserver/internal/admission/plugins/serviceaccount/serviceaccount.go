@@ -15,8 +15,8 @@
 // controller-manager's root-ca-cert-publisher publishes kube-root-ca.crt
 // in every namespace; the volume's ConfigMap source stays optional, as
 // podline's one difference, so that pods still start where the
-// controller-manager runs without --root-ca-file. The kubelet writes a
-// placeholder token until the apiserver signs real ones.
+// controller-manager runs without --root-ca-file. The kubelet fills the
+// token source with a token from the TokenRequest API, bound to the pod.
 package serviceaccount
 
 import (
