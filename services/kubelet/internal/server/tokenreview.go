@@ -1,15 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -33,20 +27,14 @@ type TokenAuthenticator interface {
 // (--authentication-token-webhook): each token is a TokenReview the
 // apiserver answers with its own authenticators, sent with the kubelet's
 // credentials, for the apiserver's audiences.
-type TokenReviews struct {
-	url    string
-	client *http.Client
-}
+type TokenReviews struct{ reviews reviewClient }
 
 var _ TokenAuthenticator = (*TokenReviews)(nil)
 
 // NewTokenReviews asks the apiserver at server (https://host:port) over
 // TLS with cfg (the kubelet's client certificate and the cluster CA).
 func NewTokenReviews(server string, cfg *tls.Config) *TokenReviews {
-	return &TokenReviews{
-		url:    strings.TrimSuffix(server, "/") + TokenReviewPath,
-		client: &http.Client{Timeout: webhookTimeout, Transport: &http.Transport{TLSClientConfig: cfg}},
-	}
+	return &TokenReviews{newReviewClient(server, TokenReviewPath, "tokenreview", cfg)}
 }
 
 type tokenReview struct {
@@ -70,31 +58,9 @@ type tokenReview struct {
 func (r *TokenReviews) AuthenticateToken(ctx context.Context, token string) (User, bool, error) {
 	review := tokenReview{APIVersion: "authentication.k8s.io/v1", Kind: "TokenReview"}
 	review.Spec.Token = token
-	body, err := json.Marshal(review)
-	if err != nil {
-		return User{}, false, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
-	if err != nil {
-		return User{}, false, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return User{}, false, fmt.Errorf("tokenreview: %w", err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return User{}, false, fmt.Errorf("tokenreview: %w", err)
-	}
-	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		return User{}, false, fmt.Errorf("tokenreview: %s: %s", resp.Status, bytes.TrimSpace(data))
-	}
 	var answer tokenReview
-	if err := json.Unmarshal(data, &answer); err != nil {
-		return User{}, false, fmt.Errorf("tokenreview: %w", err)
+	if err := r.reviews.post(ctx, review, &answer); err != nil {
+		return User{}, false, err
 	}
 	st := answer.Status
 	if !st.Authenticated || st.User.Username == "" {
