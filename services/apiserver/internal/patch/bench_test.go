@@ -1,6 +1,9 @@
 package patch
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // BenchmarkStrategicMergeKubectlApply is the server's share of a client-side
 // kubectl apply that changes one image in a two-container Deployment.
@@ -35,5 +38,20 @@ func BenchmarkApplyDeployment(b *testing.B) {
 		if _, _, err := Apply(live, config, m, "me", "apps/v1", "", false, 2, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkMembersOfJSONPod reads the managed fields of bench-api's pod
+// create from its JSON text.
+func BenchmarkMembersOfJSONPod(b *testing.B) {
+	doc := []byte(`{"metadata":{"name":"tput-000001","namespace":"default","labels":{"app":"tput","tier":"bench"},"annotations":{"bench.podline.dev/padding":"` +
+		strings.Repeat("x", 600) + `"}},"spec":{"containers":[{"name":"web","image":"registry.podline:5000/demo/web:1.0","resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := MembersOfJSON(doc, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = m.MarshalFieldsV1()
 	}
 }

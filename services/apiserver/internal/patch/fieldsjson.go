@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,8 +36,10 @@ func (m Members) MarshalFieldsV1() string {
 // the values and a set. data is one object with no key repeated, as
 // k8sjson.Marshal writes it.
 func MembersOfJSON(data []byte, skip func(path []string) bool) (Members, error) {
-	// Room for a small object's members (a pod has tens).
-	r := fieldsReader{data: data, skip: skip, members: make(Members, 0, 32), paths: make([]string, 0, 160)}
+	// Room for about as many members as the text has fields, a few
+	// elements deep.
+	n := bytes.Count(data, []byte{':'}) + 1
+	r := fieldsReader{data: data, skip: skip, members: make(Members, 0, n), paths: make([]string, 0, 4*n)}
 	r.path, r.names, r.elem = r.pathBuf[:0], r.namesBuf[:0], r.elemBuf[:0]
 	r.ws()
 	if r.peek() != '{' {
@@ -339,16 +342,25 @@ func (r *fieldsReader) str() ([]byte, error) {
 		return nil, r.fail("expected a string")
 	}
 	start := r.i
-	for r.i++; r.i < len(r.data); r.i++ {
-		switch r.data[r.i] {
-		case '\\':
-			r.i++
-		case '"':
-			r.i++
+	r.i++
+	for {
+		j := bytes.IndexByte(r.data[r.i:], '"')
+		if j < 0 {
+			r.i = len(r.data)
+			return nil, r.fail("unterminated string")
+		}
+		end := r.i + j
+		r.i = end + 1
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it.
+		k := end
+		for k > start && r.data[k-1] == '\\' {
+			k--
+		}
+		if (end-k)%2 == 0 {
 			return r.data[start:r.i], nil
 		}
 	}
-	return nil, r.fail("unterminated string")
 }
 
 // skipValue moves past the value at r.i.
