@@ -3,10 +3,11 @@ package registry
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
-	"math/big"
+	mrand "math/rand/v2"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -462,12 +463,11 @@ func setMetadata(obj object.Object, md *metav1.ObjectMeta) {
 // randomSuffix is the 5 characters Kubernetes appends to a generateName.
 func randomSuffix() string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	b := make([]byte, 5)
+	var b [5]byte
 	for i := range b {
-		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
-		b[i] = alphabet[n.Int64()]
+		b[i] = alphabet[mrand.IntN(len(alphabet))]
 	}
-	return string(b)
+	return string(b[:])
 }
 
 func newUUID() string {
@@ -475,5 +475,12 @@ func newUUID() string {
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	var s [36]byte
+	hex.Encode(s[0:8], b[0:4])
+	hex.Encode(s[9:13], b[4:6])
+	hex.Encode(s[14:18], b[6:8])
+	hex.Encode(s[19:23], b[8:10])
+	hex.Encode(s[24:36], b[10:16])
+	s[8], s[13], s[18], s[23] = '-', '-', '-', '-'
+	return string(s[:])
 }

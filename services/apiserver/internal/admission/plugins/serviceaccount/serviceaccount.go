@@ -21,9 +21,8 @@ package serviceaccount
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"math/big"
+	mrand "math/rand/v2"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -199,10 +198,9 @@ func TokenVolume(name string) *corev1.Volume {
 // randomSuffix is 5 characters from Kubernetes' generateName alphabet.
 func randomSuffix() string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	b := make([]byte, 5)
+	var b [5]byte
 	for i := range b {
-		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
-		b[i] = alphabet[n.Int64()]
+		b[i] = alphabet[mrand.IntN(len(alphabet))]
 	}
-	return string(b)
+	return string(b[:])
 }
