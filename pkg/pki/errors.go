@@ -22,3 +22,7 @@ var (
 // ErrCAInvalid means an existing CA certificate does not match its key, is
 // not a CA, or is outside its validity period. It is not replaced.
 var ErrCAInvalid = errors.New("pki: existing CA certificate is unusable")
+
+// ErrIncompleteTLS means a TLS client is given part of what it needs: a
+// certificate without its key, or a pair without a CA to verify the server.
+var ErrIncompleteTLS = errors.New("pki: incomplete TLS client configuration")

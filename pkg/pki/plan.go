@@ -126,6 +126,23 @@ const WatchcacheUser = "system:watchcache"
 // alias both answer to and each one's own.
 var WatchcacheDNSNames = []string{"watchcache", "watchcache-1", "watchcache-2", "localhost"}
 
+// NATSDir is the directory, under Options.Dir, that the NATS server is
+// given as a whole: server.{crt,key}, its serving pair by NATSDNSNames, and
+// ca.crt, the cluster CA, which verifies its clients' certificates. Its
+// clients are the apiserver, which publishes the watch events
+// (APIServerNATSClientUser), and the watchcache replicas, which read them
+// with their client pair (WatchcacheUser).
+const NATSDir = "nats"
+
+// NATSDNSNames are the names NATS is reached by: its compose service name
+// and loopback.
+var NATSDNSNames = []string{"nats", "localhost"}
+
+// APIServerNATSClientUser is the apiserver's identity towards NATS. It is
+// signed by the cluster CA like every client certificate, so the apiserver
+// would also take it: RBAC grants this user nothing.
+const APIServerNATSClientUser = "kube-apiserver-nats-client"
+
 // EtcdMemberDir is the directory, under Options.Dir, holding one member's
 // files with kubeadm's names: ca.crt, server.{crt,key}, peer.{crt,key}.
 func EtcdMemberDir(member string) string { return filepath.Join("etcd", member) }
@@ -185,7 +202,16 @@ func NewPlan(o Options) (Plan, error) {
 			DNSNames: WatchcacheDNSNames, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, Usage: ServerAuth,
 		},
 		clientCert(filepath.Join(WatchcacheDir, "client"), WatchcacheUser, MastersGroup),
+		CertSpec{
+			Name: filepath.Join(NATSDir, "server"), Signer: ClusterCA, CommonName: "nats",
+			DNSNames: NATSDNSNames, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, Usage: ServerAuth,
+		},
+		clientCert("apiserver-nats-client", APIServerNATSClientUser),
 	)
+	p.Copies = append(p.Copies, CopySpec{
+		From: string(ClusterCA) + ".crt",
+		To:   filepath.Join(NATSDir, "ca.crt"),
+	})
 	p.Kubeconfigs = []KubeconfigSpec{
 		{Path: o.AdminKubeconfig, Server: o.ExternalServer, Cert: "admin", User: AdminUser},
 		component(o, "admin", AdminUser),
