@@ -143,6 +143,15 @@ var NATSDNSNames = []string{"nats", "localhost"}
 // would also take it: RBAC grants this user nothing.
 const APIServerNATSClientUser = "kube-apiserver-nats-client"
 
+// SchedulerServingDir is the directory, under Options.Dir, of the
+// schedulers' serving pair, serving.{crt,key}, for their secure port
+// (/metrics and the health paths on 10259), by SchedulerDNSNames.
+const SchedulerServingDir = "scheduler"
+
+// SchedulerDNSNames are the names compose reaches the schedulers by, and
+// loopback for their healthchecks.
+var SchedulerDNSNames = []string{"scheduler-1", "scheduler-2", "localhost"}
+
 // EtcdMemberDir is the directory, under Options.Dir, holding one member's
 // files with kubeadm's names: ca.crt, server.{crt,key}, peer.{crt,key}.
 func EtcdMemberDir(member string) string { return filepath.Join("etcd", member) }
@@ -196,6 +205,10 @@ func NewPlan(o Options) (Plan, error) {
 		clientCert("admin", AdminUser, MastersGroup),
 		clientCert("controller-manager", ControllerManagerUser),
 		clientCert("scheduler", SchedulerUser),
+		CertSpec{
+			Name: filepath.Join(SchedulerServingDir, "serving"), Signer: ClusterCA, CommonName: "kube-scheduler",
+			DNSNames: SchedulerDNSNames, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, Usage: ServerAuth,
+		},
 		clientCert("apiserver-kubelet-client", APIServerKubeletClientUser),
 		CertSpec{
 			Name: filepath.Join(WatchcacheDir, "serving"), Signer: ClusterCA, CommonName: "watchcache",
