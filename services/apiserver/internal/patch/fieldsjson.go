@@ -444,8 +444,7 @@ func plainString(s []byte) bool {
 // appendUnquoted appends the text of a JSON string token, as
 // encoding/json decodes it.
 func appendUnquoted(b, raw []byte) ([]byte, error) {
-	inner := raw[1 : len(raw)-1]
-	if !slices.Contains(inner, '\\') && utf8.Valid(inner) {
+	if inner := raw[1 : len(raw)-1]; literalText(inner) {
 		return append(b, inner...), nil
 	}
 	var s string

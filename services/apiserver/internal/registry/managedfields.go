@@ -86,7 +86,7 @@ func toAllValues(obj object.Object) (map[string]any, error) {
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	m, err := patch.DecodeObject(b)
+	m, err := patch.DecodeObjectText(b)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
