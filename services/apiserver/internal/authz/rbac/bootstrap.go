@@ -21,10 +21,18 @@ const (
 	// servers that delegate their authentication and authorization to the
 	// apiserver do (bound to their own accounts; no default binding).
 	AuthDelegator = "system:auth-delegator"
+	// Monitoring may read the metrics and health paths of the apiserver
+	// and of the components that delegate authorization to it; bound to
+	// the group of the same name.
+	Monitoring = "system:monitoring"
 	// APIServerKubeletClient is kubeadm's binding of the apiserver's
 	// kubelet client identity to KubeletAPIAdmin.
 	APIServerKubeletClient = "kubeadm:apiserver-kubelet-client"
 )
+
+// MonitoringGroup is the group Monitoring is bound to (Kubernetes'
+// user.MonitoringGroup).
+const MonitoringGroup = "system:monitoring"
 
 // Policy is the default roles and bindings created at start.
 type Policy struct {
@@ -107,6 +115,8 @@ func Bootstrap() Policy {
 			clusterRole(ClusterAdmin, rule(anyVerb, []string{All}, []string{All}), urls(anyVerb, All)),
 			clusterRole(Discovery, urls([]string{"get"},
 				"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/readyz", "/version", "/version/", "/openapi", "/openapi/*")),
+			clusterRole(Monitoring, urls([]string{"get"},
+				"/metrics", "/livez", "/readyz", "/healthz", "/livez/*", "/readyz/*", "/healthz/*")),
 			clusterRole(PublicInfoViewer, urls([]string{"get"}, "/healthz", "/livez", "/readyz", "/version", "/version/")),
 			clusterRole(BasicUser,
 				rule([]string{"create"}, []string{"authorization.k8s.io"}, []string{"selfsubjectaccessreviews", "selfsubjectrulesreviews"}),
@@ -121,6 +131,9 @@ func Bootstrap() Policy {
 				rule([]string{"patch", "update"}, core, []string{"pods/status"}),
 				rule(read, []string{"apps"}, []string{"replicasets", "statefulsets"}),
 				rule(read, []string{"policy"}, []string{"poddisruptionbudgets"}),
+				// Its secure port asks who a client is and what it may do.
+				rule([]string{"create"}, []string{"authentication.k8s.io"}, []string{"tokenreviews"}),
+				rule([]string{"create"}, []string{"authorization.k8s.io"}, []string{"subjectaccessreviews"}),
 			),
 			// podline's controller-manager runs every controller under its
 			// own identity (as kube-controller-manager does without
@@ -147,6 +160,7 @@ func Bootstrap() Policy {
 		},
 		ClusterRoleBindings: []*rbacv1.ClusterRoleBinding{
 			binding(ClusterAdmin, group(request.Masters)),
+			binding(Monitoring, group(MonitoringGroup)),
 			binding(Discovery, group(request.AllAuthenticated)),
 			binding(PublicInfoViewer, group(request.AllAuthenticated), group(request.AllUnauthenticated)),
 			binding(BasicUser, group(request.AllAuthenticated)),

@@ -136,6 +136,7 @@ func TestBootstrapPolicy(t *testing.T) {
 	sched := &request.User{Name: "system:kube-scheduler", Groups: []string{request.AllAuthenticated}}
 	kcm := &request.User{Name: "system:kube-controller-manager", Groups: []string{request.AllAuthenticated}}
 	node := &request.User{Name: "system:node:n1", Groups: []string{request.Nodes, request.AllAuthenticated}}
+	prometheus := &request.User{Name: "prometheus", Groups: []string{MonitoringGroup, request.AllAuthenticated}}
 	path := func(p string) authz.Attributes { return authz.Attributes{Verb: "get", Path: p} }
 	tests := []struct {
 		name string
@@ -158,6 +159,11 @@ func TestBootstrapPolicy(t *testing.T) {
 		{"controller-manager cannot write RBAC", kcm, res("create", GroupName, "clusterrolebindings", "", "", ""), authz.NoOpinion},
 		{"nodes get nothing from the empty system:node binding", node, res("list", "", "services", "", "", ""), authz.NoOpinion},
 		{"nodes cannot review tokens by RBAC (the Node authorizer allows it)", node, res("create", "authentication.k8s.io", "tokenreviews", "", "", ""), authz.NoOpinion},
+		{"system:monitoring reads /metrics", prometheus, path("/metrics"), authz.Allow},
+		{"system:monitoring reads each readyz check", prometheus, path("/readyz/etcd"), authz.Allow},
+		{"authenticated users cannot read /metrics", someone, path("/metrics"), authz.NoOpinion},
+		{"the scheduler reviews tokens", sched, res("create", "authentication.k8s.io", "tokenreviews", "", "", ""), authz.Allow},
+		{"the scheduler reviews access", sched, res("create", "authorization.k8s.io", "subjectaccessreviews", "", "", ""), authz.Allow},
 		{"authenticated users cannot review tokens", someone, res("create", "authentication.k8s.io", "tokenreviews", "", "", ""), authz.NoOpinion},
 	}
 	for _, tt := range tests {
