@@ -60,6 +60,9 @@ func TestNATSPairsServeNATSToItsClients(t *testing.T) {
 }
 
 func TestClientTLSRefusesHalfAConfiguration(t *testing.T) {
+	if cfg, err := ClientTLS("", "", ""); cfg != nil || err != nil {
+		t.Errorf("no files: %v, %v; want nil (plain), no error", cfg, err)
+	}
 	c := newCluster(t)
 	ca, crt, key := c.pkiPath("ca.crt"), c.pkiPath("apiserver-nats-client.crt"), c.pkiPath("apiserver-nats-client.key")
 	for name, files := range map[string][3]string{

@@ -7,9 +7,13 @@ import (
 
 // ClientTLS is the TLS configuration of a client that verifies its server
 // by the CA bundle in caFile and presents the pair in certFile and keyFile,
-// when they are given (both or neither). The server name is left to the
-// caller, or to the client library, which takes the host it dials.
+// when they are given (both or neither); nil, for a plain connection, when
+// no file is given. The server name is left to the caller, or to the
+// client library, which takes the host it dials.
 func ClientTLS(caFile, certFile, keyFile string) (*tls.Config, error) {
+	if caFile == "" && certFile == "" && keyFile == "" {
+		return nil, nil
+	}
 	if caFile == "" {
 		return nil, fmt.Errorf("%w: no CA bundle to verify the server with", ErrIncompleteTLS)
 	}

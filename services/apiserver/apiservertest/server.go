@@ -2,6 +2,7 @@ package apiservertest
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -42,6 +43,7 @@ type config struct {
 	server.Config
 	natsURL  string
 	natsOpts []natspub.Option
+	natsTLS  *tls.Config
 	// noDefaultAccounts turns off defaultServiceAccounts.
 	noDefaultAccounts bool
 }
@@ -54,6 +56,11 @@ func WithEtcdTimeout(d time.Duration) Option { return func(c *config) { c.EtcdTi
 func WithNATS(url string, opts ...natspub.Option) Option {
 	return func(c *config) { c.natsURL, c.natsOpts = url, opts }
 }
+
+// WithNATSTLS connects to the NATS server of WithNATS over TLS with cfg,
+// as the apiserver's --nats-ca-file, --nats-cert-file and --nats-key-file
+// do.
+func WithNATSTLS(cfg *tls.Config) Option { return func(c *config) { c.natsTLS = cfg } }
 
 // Start runs etcd and the apiserver until the test ends.
 func Start(t testing.TB, opts ...Option) *Server {
@@ -95,7 +102,8 @@ func start(t testing.TB, etcd *Etcd, pkiDir string, opts ...Option) *Server {
 	}
 	var pub *natspub.Publisher
 	if cfg.natsURL != "" {
-		if pub, err = natspub.Connect(ctx, cfg.natsURL, cfg.natsOpts...); err != nil {
+		natsOpts := append([]natspub.Option{natspub.WithTLS(cfg.natsTLS)}, cfg.natsOpts...)
+		if pub, err = natspub.Connect(ctx, cfg.natsURL, natsOpts...); err != nil {
 			cancel()
 			t.Fatalf("apiserver: %v", err)
 		}

@@ -17,6 +17,10 @@ type natsServer struct {
 	dir  string
 	port int
 	cmd  *exec.Cmd
+	// conf is a configuration file (-c), with its monitoring port moved
+	// to monitor; none when empty.
+	conf    string
+	monitor int
 }
 
 // natsBinary finds bin/nats-server at the workspace root.
@@ -46,21 +50,41 @@ func natsBinary(t *testing.T) string {
 // startNATS runs nats-server until the test ends.
 func startNATS(t *testing.T) *natsServer {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	return startNATSWith(t, "")
+}
+
+// startNATSWith runs nats-server with the configuration file conf (none
+// when empty) until the test ends; the flags set the address, port and
+// JetStream's directory.
+func startNATSWith(t *testing.T, conf string) *natsServer {
+	t.Helper()
+	port := freePort(t)
+	n := &natsServer{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), bin: natsBinary(t), dir: t.TempDir(), port: port, conf: conf}
+	if conf != "" {
+		n.monitor = freePort(t)
 	}
-	port := lis.Addr().(*net.TCPAddr).Port
-	_ = lis.Close()
-	n := &natsServer{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), bin: natsBinary(t), dir: t.TempDir(), port: port}
 	n.start(t)
 	t.Cleanup(n.stop)
 	return n
 }
 
+func freePort(t *testing.T) int {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	return lis.Addr().(*net.TCPAddr).Port
+}
+
 func (n *natsServer) start(t *testing.T) {
 	t.Helper()
-	n.cmd = exec.Command(n.bin, "-js", "-sd", n.dir, "-a", "127.0.0.1", "-p", fmt.Sprint(n.port))
+	args := []string{"-js", "-sd", n.dir, "-a", "127.0.0.1", "-p", fmt.Sprint(n.port)}
+	if n.conf != "" {
+		args = append(args, "-c", n.conf, "-m", fmt.Sprint(n.monitor))
+	}
+	n.cmd = exec.Command(n.bin, args...)
 	log, err := os.OpenFile(filepath.Join(n.dir, "nats-server.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)

@@ -44,6 +44,9 @@ func main() {
 		compaction   = flag.Duration("etcd-compaction-interval", 5*time.Minute, "how often to compact etcd (0 disables)")
 		otlpEndpoint = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
 		natsURL      = flag.String("nats-url", "", "publish every watch event to this NATS server's JetStream for the watchcache replicas (off when empty)")
+		natsCA       = flag.String("nats-ca-file", "", "CA bundle that verifies the NATS server; with it the connection is TLS whatever --nats-url's scheme, and a NATS without TLS is refused")
+		natsCert     = flag.String("nats-cert-file", "", "client certificate the apiserver presents to NATS (with --nats-ca-file)")
+		natsKey      = flag.String("nats-key-file", "", "key of --nats-cert-file")
 		kubeletCert  = flag.String("kubelet-client-certificate", "", "client certificate the apiserver presents to kubelets (pods/log, pods/exec)")
 		kubeletKey   = flag.String("kubelet-client-key", "", "key of --kubelet-client-certificate")
 		kubeletCA    = flag.String("kubelet-certificate-authority", "", "CA bundle that verifies the kubelets' serving certificates (empty: not verified)")
@@ -62,7 +65,7 @@ func main() {
 		etcdTimeout: *etcdTimeout, addr: net.JoinHostPort(*bind, fmt.Sprint(*port)),
 		grpcAddr: net.JoinHostPort(*bind, fmt.Sprint(*grpcPort)),
 		tlsCert:  *tlsCert, tlsKey: *tlsKey, grpcInsecure: *grpcInsecure, compaction: *compaction, otlp: *otlpEndpoint,
-		natsURL: *natsURL,
+		natsURL: *natsURL, natsCA: *natsCA, natsCert: *natsCert, natsKey: *natsKey,
 		kubelet: kubeletFlags{cert: *kubeletCert, key: *kubeletKey, ca: *kubeletCA, addressTypes: split(*kubeletAddrs)},
 	}); err != nil {
 		slog.Error("apiserver failed", "err", err)
@@ -80,6 +83,7 @@ type options struct {
 	compaction                      time.Duration
 	otlp                            string
 	natsURL                         string
+	natsCA, natsCert, natsKey       string
 	kubelet                         kubeletFlags
 }
 
@@ -167,12 +171,16 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	if o.natsURL != "" {
-		pub, err := natspub.Connect(ctx, o.natsURL)
+		natsTLS, err := pki.ClientTLS(o.natsCA, o.natsCert, o.natsKey)
+		if err != nil {
+			return fmt.Errorf("nats TLS: %w", err)
+		}
+		pub, err := natspub.Connect(ctx, o.natsURL, natspub.WithTLS(natsTLS))
 		if err != nil {
 			return err
 		}
 		s.SetWatchSinks(pub.For)
-		slog.Info("publishing watch events", "nats", o.natsURL, "epoch", pub.Epoch())
+		slog.Info("publishing watch events", "nats", o.natsURL, "tls", natsTLS != nil, "epoch", pub.Epoch())
 	}
 	lis, err := net.Listen("tcp", o.addr)
 	if err != nil {

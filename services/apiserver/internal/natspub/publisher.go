@@ -3,6 +3,7 @@ package natspub
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -27,6 +28,7 @@ type config struct {
 	maxMsgs    int64
 	queue      int
 	progressAt time.Duration
+	tls        *tls.Config
 }
 
 // WithWindow bounds the stream's window of recent events by age and count.
@@ -41,6 +43,12 @@ func WithQueue(n int) Option { return func(c *config) { c.queue = max(n, 1) } }
 // WithProgressInterval sets the least time between two progress marks of a
 // resource.
 func WithProgressInterval(d time.Duration) Option { return func(c *config) { c.progressAt = d } }
+
+// WithTLS makes the connection TLS with cfg (its CA and the apiserver's
+// client certificate), whatever the URL's scheme: a server that does not
+// offer TLS is refused, nothing is sent in plain text. The server name is
+// the URL's host unless cfg sets one. A nil cfg leaves it plain.
+func WithTLS(cfg *tls.Config) Option { return func(c *config) { c.tls = cfg } }
 
 // Publisher publishes every resource's watch events to JetStream.
 type Publisher struct {
@@ -71,9 +79,13 @@ func Connect(ctx context.Context, url string, opts ...Option) (*Publisher, error
 		o(&cfg)
 	}
 	p := &Publisher{cfg: cfg, epoch: newEpoch(), queue: make(chan *nats.Msg, cfg.queue)}
-	nc, err := nats.Connect(url, nats.Name("apiserver"), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
-		nats.ReconnectWait(250*time.Millisecond),
-		nats.ReconnectHandler(func(*nats.Conn) { p.setStreamOK(false) }))
+	natsOpts := []nats.Option{nats.Name("apiserver"), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
+		nats.ReconnectWait(250 * time.Millisecond),
+		nats.ReconnectHandler(func(*nats.Conn) { p.setStreamOK(false) })}
+	if cfg.tls != nil {
+		natsOpts = append(natsOpts, nats.Secure(cfg.tls))
+	}
+	nc, err := nats.Connect(url, natsOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("natspub: %w", err)
 	}

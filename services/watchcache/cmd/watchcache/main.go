@@ -38,9 +38,11 @@ func main() {
 		otlp      = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
 		creds     client.Credentials
 		serving   servingFlags
+		natsTLS   natsTLSFlags
 	)
 	creds.BindFlags(flag.CommandLine)
 	serving.bind(flag.CommandLine)
+	natsTLS.bind(flag.CommandLine)
 	probe := healthprobe.Flag(flag.CommandLine)
 	flag.Parse()
 	healthprobe.Run(*probe)
@@ -48,7 +50,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	addrs := addresses{grpc: *grpcAddr, http: *httpAddr, metrics: *metrics}
-	if err := run(ctx, *natsURL, *apiserver, addrs, *name, *otlp, creds, serving); err != nil {
+	if err := run(ctx, *natsURL, natsTLS, *apiserver, addrs, *name, *otlp, creds, serving); err != nil {
 		slog.Error("watchcache failed", "err", err)
 		os.Exit(1)
 	}
@@ -57,7 +59,7 @@ func main() {
 // addresses are where the replica listens.
 type addresses struct{ grpc, http, metrics string }
 
-func run(ctx context.Context, natsURL, apiserver string, addrs addresses, name, otlp string, creds client.Credentials, flags servingFlags) error {
+func run(ctx context.Context, natsURL string, natsTLS natsTLSFlags, apiserver string, addrs addresses, name, otlp string, creds client.Credentials, flags servingFlags) error {
 	shutdown, err := telemetry.Setup(ctx, "watchcache", otlp)
 	if err != nil {
 		return err
@@ -85,7 +87,11 @@ func run(ctx context.Context, natsURL, apiserver string, addrs addresses, name, 
 			return err
 		}
 	}
-	r, err := replica.New(replica.Config{NATSURL: natsURL, Apiserver: conn, Name: name, ServerOptions: srv.grpcOpts, Authorizer: srv.authorizer})
+	natsCfg, err := natsTLS.config()
+	if err != nil {
+		return err
+	}
+	r, err := replica.New(replica.Config{NATSURL: natsURL, NATSTLS: natsCfg, Apiserver: conn, Name: name, ServerOptions: srv.grpcOpts, Authorizer: srv.authorizer})
 	if err != nil {
 		return err
 	}

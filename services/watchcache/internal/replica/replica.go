@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,6 +36,9 @@ import (
 type Config struct {
 	// NATSURL is the NATS server with the apiserver's JetStream stream.
 	NATSURL string
+	// NATSTLS, when set, makes the NATS connection TLS with this CA and
+	// client certificate, whatever NATSURL's scheme.
+	NATSTLS *tls.Config
 	// Apiserver is a connection to the apiserver's gRPC port, for lists,
 	// backfills and forwarded reads.
 	Apiserver grpc.ClientConnInterface
@@ -101,8 +105,12 @@ func New(cfg Config) (*Replica, error) {
 	r.natsDownSince.Store(time.Now().UnixNano())
 	r.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	healthpb.RegisterHealthServer(r.grpc, r.health)
-	nc, err := nats.Connect(cfg.NATSURL, nats.Name("watchcache "+cfg.Name), nats.MaxReconnects(-1),
-		nats.RetryOnFailedConnect(true), nats.ReconnectWait(250*time.Millisecond))
+	natsOpts := []nats.Option{nats.Name("watchcache " + cfg.Name), nats.MaxReconnects(-1),
+		nats.RetryOnFailedConnect(true), nats.ReconnectWait(250 * time.Millisecond)}
+	if cfg.NATSTLS != nil {
+		natsOpts = append(natsOpts, nats.Secure(cfg.NATSTLS))
+	}
+	nc, err := nats.Connect(cfg.NATSURL, natsOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("replica: nats: %w", err)
 	}
