@@ -35,8 +35,10 @@ $(CERTS_DIR)/.plan: $(CURDIR)/pkg/pki/plan.go | $(CERTS_DIR)/.complete
 	@touch $@
 
 # The controller-manager and scheduler images run as nobody (65534); their
-# kubeconfigs (0600) must be theirs to read when compose mounts them.
-CERTS_NOBODY_FILES := .podline/kubeconfigs/controller-manager.conf .podline/kubeconfigs/scheduler.conf
+# kubeconfigs and the schedulers' serving key (0600) must be theirs to read
+# when compose mounts them.
+CERTS_NOBODY_FILES := .podline/kubeconfigs/controller-manager.conf .podline/kubeconfigs/scheduler.conf \
+	$(CERTS_DIR)/scheduler/serving.key
 .PHONY: certs-owners
 certs-owners:
 	@chown 65534:65534 $(CERTS_NOBODY_FILES) 2>/dev/null || \
