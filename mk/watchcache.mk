@@ -3,9 +3,14 @@
 #   make test             also builds bin/nats-server first: the watchcache's
 #                         integration tests start it (they skip without it)
 #   make watchcache-image podline/watchcache:dev, FROM scratch
-#   make nats-image       podline/nats:v2.15.2, FROM scratch, JetStream on /data
-#   The replicas' certificates are in `make certs`' plan (pkg/pki):
-#   $(CERTS_DIR)/watchcache/serving.{crt,key} and client.{crt,key}.
+#   make nats-image       podline/nats:v2.15.2, FROM scratch, JetStream on /data,
+#                         services/watchcache/nats.conf: TLS, client
+#                         certificates of the cluster CA, the apiserver's and
+#                         the replicas' only
+#   The certificates are in `make certs`' plan (pkg/pki): the replicas'
+#   $(CERTS_DIR)/watchcache/serving.{crt,key} and client.{crt,key} (also
+#   their identity towards NATS), NATS' $(CERTS_DIR)/nats/server.{crt,key}
+#   and ca.crt, the apiserver's $(CERTS_DIR)/apiserver-nats-client.{crt,key}.
 #   make bench-watch      N watchers on Pods (100, 1,000, 10,000) while pods
 #                         are created at 200/s, directly on the apiserver and
 #                         through 2 replicas: p50/p99 write-to-event delay,
@@ -32,6 +37,7 @@ watchcache-image:
 nats-image: bin/nats-server $(IMG_CACHE)/bin/podline-probe
 	@set -e; ctx=$(IMG_CACHE)/nats; rm -rf $$ctx; mkdir -p $$ctx; \
 	cp $(CURDIR)/services/watchcache/nats.Dockerfile $$ctx/Dockerfile; \
+	cp $(CURDIR)/services/watchcache/nats.conf $$ctx/nats.conf; \
 	cp $(CURDIR)/bin/nats-server $$ctx/nats-server; \
 	cp $(IMG_CACHE)/bin/podline-probe $$ctx/podline-probe
 	$(call IMG_build,$(NATS_IMAGE),$(IMG_CACHE)/nats)
