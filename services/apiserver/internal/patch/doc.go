@@ -9,7 +9,11 @@
 //     client-side kubectl apply sends ($patch, $retainKeys,
 //     $setElementOrder, $deleteFromPrimitiveList);
 //   - fieldset.go, managed.go and apply.go: managed fields (fieldsV1 sets per
-//     field manager) and server-side apply with its conflicts.
+//     field manager) and server-side apply with its conflicts;
+//   - fieldsjson.go and values.go: readers of the server's own JSON text (an
+//     object as k8sjson.Marshal writes it) that skip encoding/json: a
+//     create's managed members straight from the text, and the values an
+//     update diffs.
 //
 // The registry decodes the current object to JSON values, calls one of these,
 // and decodes the result back into the object before validating it.

@@ -10,6 +10,10 @@ var ErrBadPatch = errors.New("bad patch")
 // object (a failed test op, a path that does not exist): 422.
 var ErrCannotApply = errors.New("patch does not apply")
 
+// errJSON marks text MembersOfJSON or DecodeObjectText cannot read: the
+// server's own JSON, so a fault of the server's, never the client's.
+var errJSON = errors.New("invalid JSON")
+
 type patchError struct {
 	kind error
 	msg  string

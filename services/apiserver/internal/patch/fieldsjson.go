@@ -3,7 +3,6 @@ package patch
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -94,8 +93,6 @@ func intern(e []byte) string {
 	elements.Unlock()
 	return s
 }
-
-var errJSON = errors.New("invalid JSON")
 
 func (r *fieldsReader) fail(msg string) error {
 	return fmt.Errorf("%w: %s at offset %d", errJSON, msg, r.i)
