@@ -19,19 +19,19 @@ import (
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/pki"
+	"podline.dev/pkg/secureserving"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/apiservertest"
-	"podline.dev/services/watchcache/internal/authorize"
 	"podline.dev/services/watchcache/internal/replica"
 )
 
 // counting counts the reviews that reach the apiserver.
 type counting struct {
-	next  authorize.Authorizer
+	next  secureserving.Authorizer
 	calls atomic.Int64
 }
 
-func (c *counting) Authorize(ctx context.Context, a authorize.Attributes) (authorize.Decision, error) {
+func (c *counting) Authorize(ctx context.Context, a secureserving.Attributes) (secureserving.Decision, error) {
 	c.calls.Add(1)
 	return c.next.Authorize(ctx, a)
 }
@@ -42,6 +42,7 @@ func (c *counting) Authorize(ctx context.Context, a authorize.Attributes) (autho
 type secureReplica struct {
 	addr    string
 	reviews *counting
+	authz   secureserving.Authorizer
 	r       *replica.Replica
 	api     *apiservertest.Server
 }
@@ -61,12 +62,13 @@ func startSecureReplica(t *testing.T) *secureReplica {
 	}
 	self := client.Credentials{CAFile: filepath.Join(api.PKI, "ca.crt"),
 		CertFile: filepath.Join(dir, "client.crt"), KeyFile: filepath.Join(dir, "client.key")}
-	reviews := &counting{next: &authorize.Review{URL: api.URL, Client: api.HTTPClientWith(t, self)}}
+	reviews := &counting{next: secureserving.NewSubjectAccessReviews(api.URL, api.HTTPClientWith(t, self))}
+	authz := secureserving.NewCachedAuthorizer(reviews, clock.Real{}, time.Minute, time.Minute)
 	serverTLS := &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: ca,
 		ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}
 	r, err := replica.New(replica.Config{NATSURL: n.URL, Apiserver: api.Dial(t, self), Name: "tls",
 		ServerOptions: []grpc.ServerOption{grpc.Creds(credentials.NewTLS(serverTLS))},
-		Authorizer:    authorize.NewCached(reviews, time.Minute, clock.Real{})})
+		Authorizer:    authz})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func startSecureReplica(t *testing.T) *secureReplica {
 	if err := r.WaitReady(wctx); err != nil {
 		t.Fatal(err)
 	}
-	return &secureReplica{addr: lis.Addr().String(), reviews: reviews, r: r, api: api}
+	return &secureReplica{addr: lis.Addr().String(), reviews: reviews, authz: authz, r: r, api: api}
 }
 
 func (s *secureReplica) dial(t *testing.T, c client.Credentials) *grpc.ClientConn {
@@ -157,13 +159,14 @@ func TestReplicaAuthorizesEachReadAsTheApiserver(t *testing.T) {
 	}
 }
 
-// /metrics and /debug/pprof/ answer a client the apiserver allows to get
-// them (an administrator), not a kubelet or an anonymous client; the
-// health paths answer anyone.
+// /metrics and /debug/pprof/, behind the secure port as the command
+// serves them, answer a client the apiserver allows to get them (an
+// administrator), not a kubelet or an anonymous client; the health paths
+// answer anyone.
 func TestReplicaMetricsNeedAnAuthorizedClient(t *testing.T) {
 	s := startSecureReplica(t)
 	dir := filepath.Join(s.api.PKI, pki.WatchcacheDir)
-	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "serving.crt"), filepath.Join(dir, "serving.key"))
+	serving, err := secureserving.ServingTLS(filepath.Join(dir, "serving.crt"), filepath.Join(dir, "serving.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,8 +174,10 @@ func TestReplicaMetricsNeedAnAuthorizedClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(s.r.MetricsHandler())
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: ca, ClientAuth: tls.VerifyClientCertIfGiven, MinVersion: tls.VersionTLS12}
+	port := secureserving.Config{Authenticator: secureserving.Authenticator{ClientCA: ca}, Authorizer: s.authz,
+		AlwaysAllowPaths: secureserving.DefaultAlwaysAllowPaths}
+	srv := httptest.NewUnstartedServer(port.Handler(s.r.MetricsHandler()))
+	srv.TLS = serving
 	srv.StartTLS()
 	defer srv.Close()
 	admin := client.Credentials{Kubeconfig: filepath.Join(s.api.PKI, "kubeconfig")}

@@ -106,7 +106,7 @@ func run(ctx context.Context, natsURL string, natsTLS natsTLSFlags, apiserver st
 	if srv.metricsTLS != nil {
 		mlis = tls.NewListener(mlis, srv.metricsTLS)
 	}
-	servers := []*http.Server{{Handler: r.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second}}
+	servers := []*http.Server{{Handler: srv.metricsHandler(r), ReadHeaderTimeout: 10 * time.Second}}
 	listeners := []net.Listener{mlis}
 	if addrs.http != "" {
 		hlis, err := net.Listen("tcp", addrs.http)

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 
@@ -14,7 +13,8 @@ import (
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/pki"
-	"podline.dev/services/watchcache/internal/authorize"
+	"podline.dev/pkg/secureserving"
+	"podline.dev/services/watchcache/internal/replica"
 )
 
 // servingFlags say how the replica serves: TLS with its certificate, and
@@ -29,9 +29,9 @@ type servingFlags struct {
 func (f *servingFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.cert, "tls-cert-file", "", "serving certificate for gRPC and --metrics-address (plain text when empty)")
 	fs.StringVar(&f.key, "tls-private-key-file", "", "serving key")
-	fs.StringVar(&f.clientCA, "client-ca-file", "", "CA bundle that verifies client certificates (CN the user, O the groups); with it every gRPC client must present one, and each List and Watch is authorized by the apiserver (--apiserver-url)")
+	fs.StringVar(&f.clientCA, "client-ca-file", "", "CA bundle that verifies client certificates (CN the user, O the groups); with it every gRPC client must present one, and each List and Watch, and each request to --metrics-address but the health paths, is authorized by the apiserver (--apiserver-url)")
 	fs.StringVar(&f.apiserverURL, "apiserver-url", "", "the apiserver's HTTPS address (https://apiserver:6443), asked with a SubjectAccessReview whether a client may read what it asks")
-	fs.DurationVar(&f.authzTTL, "authorization-cache-ttl", authorize.DefaultTTL, "how long the apiserver's decisions are kept, allowed and denied")
+	fs.DurationVar(&f.authzTTL, "authorization-cache-ttl", secureserving.DefaultAuthorizedTTL, "how long the apiserver's decisions are kept, allowed and denied")
 }
 
 // serving is what the flags make: the gRPC server's options, the metrics
@@ -39,7 +39,8 @@ func (f *servingFlags) bind(fs *flag.FlagSet) {
 type serving struct {
 	grpcOpts   []grpc.ServerOption
 	metricsTLS *tls.Config
-	authorizer authorize.Authorizer
+	authorizer secureserving.Authorizer
+	metrics    secureserving.Config
 }
 
 func (f servingFlags) options(creds client.Credentials) (serving, error) {
@@ -54,7 +55,11 @@ func (f servingFlags) options(creds client.Credentials) (serving, error) {
 		return serving{}, err
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
-	out := serving{metricsTLS: cfg.Clone()}
+	metricsTLS, err := secureserving.ServingTLS(f.cert, f.key)
+	if err != nil {
+		return serving{}, err
+	}
+	out := serving{metricsTLS: metricsTLS}
 	if f.clientCA != "" {
 		if f.apiserverURL == "" {
 			return serving{}, fmt.Errorf("--client-ca-file needs --apiserver-url: the apiserver authorizes every client")
@@ -64,29 +69,35 @@ func (f servingFlags) options(creds client.Credentials) (serving, error) {
 			return serving{}, err
 		}
 		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
-		// Health paths answer without a certificate, as kube's secure ports do.
-		out.metricsTLS.ClientCAs, out.metricsTLS.ClientAuth = pool, tls.VerifyClientCertIfGiven
 		clientTLS, err := creds.TLSConfig()
 		if err != nil {
 			return serving{}, err
 		}
-		review := &authorize.Review{URL: f.apiserverURL, Client: &http.Client{Timeout: 10 * time.Second,
-			Transport: &http.Transport{TLSClientConfig: clientTLS, MaxIdleConnsPerHost: 16}}}
-		out.authorizer = authorize.NewCached(review, f.authzTTL, clock.Real{})
+		ttl := f.authzTTL
+		out.authorizer = secureserving.NewCachedAuthorizer(
+			secureserving.NewSubjectAccessReviews(f.apiserverURL, secureserving.HTTPClient(clientTLS)), clock.Real{}, ttl, ttl)
+		out.metrics = secureserving.Config{Authenticator: secureserving.Authenticator{ClientCA: pool},
+			Authorizer: out.authorizer, AlwaysAllowPaths: secureserving.DefaultAlwaysAllowPaths}
 	}
 	out.grpcOpts = []grpc.ServerOption{grpc.Creds(credentials.NewTLS(cfg))}
 	return out, nil
 }
 
+// metricsHandler serves the replica's /metrics, /debug/pprof/ and health
+// paths: behind the apiserver's authorization when clients are
+// authenticated, else to anyone (on loopback, or over TLS when asked).
+func (s serving) metricsHandler(r *replica.Replica) http.Handler {
+	if s.authorizer == nil {
+		return r.MetricsHandler()
+	}
+	return s.metrics.Handler(r.MetricsHandler())
+}
+
 // checkPlainMetrics refuses to serve /metrics and /debug/pprof/ in plain
 // text anywhere but on loopback.
 func checkPlainMetrics(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return err
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("--metrics-address %s: without --tls-cert-file, metrics and pprof are served on loopback only", addr)
+	if err := secureserving.RequireLoopback(addr); err != nil {
+		return fmt.Errorf("--metrics-address without --tls-cert-file: metrics and pprof: %w", err)
 	}
 	return nil
 }

@@ -7,9 +7,9 @@ import (
 	"google.golang.org/grpc/peer"
 
 	"podline.dev/pkg/apierrors"
+	"podline.dev/pkg/secureserving"
 	"podline.dev/proto/apis"
 	metav1 "podline.dev/proto/meta/v1"
-	"podline.dev/services/watchcache/internal/authorize"
 )
 
 // user is the client of ctx as its verified TLS certificate names it (CN
@@ -30,7 +30,7 @@ func user(ctx context.Context) (name string, groups []string, ok bool) {
 
 // admit authorizes a List or Watch as the apiserver would authorize the
 // same request, by asking it (z), or admits every client when z is nil.
-func admit(ctx context.Context, z authorize.Authorizer, res apis.Resource, verb string, req *metav1.ListRequest) error {
+func admit(ctx context.Context, z secureserving.Authorizer, res apis.Resource, verb string, req *metav1.ListRequest) error {
 	if z == nil {
 		return nil
 	}
@@ -38,10 +38,10 @@ func admit(ctx context.Context, z authorize.Authorizer, res apis.Resource, verb 
 	if !ok {
 		return apierrors.NewUnauthorized("")
 	}
-	a := authorize.Attributes{User: name, Groups: append(append([]string(nil), groups...), "system:authenticated"), Verb: verb,
+	a := secureserving.Attributes{User: secureserving.User{Name: name, Groups: append(append([]string(nil), groups...), secureserving.AuthenticatedGroup)}, Verb: verb,
 		Group: res.Group.Name, Resource: res.Name, FieldSelector: req.GetFieldSelector(), LabelSelector: req.GetLabelSelector()}
 	if res.Namespaced {
 		a.Namespace = req.GetNamespace()
 	}
-	return authorize.Check(ctx, z, a)
+	return secureserving.Check(ctx, z, a)
 }

@@ -3,13 +3,9 @@ package replica
 import (
 	"net/http"
 	"net/http/pprof"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"podline.dev/pkg/apierrors"
-	"podline.dev/services/watchcache/internal/authorize"
 )
 
 var (
@@ -51,49 +47,18 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// MetricsHandler serves /metrics and /debug/pprof/, and the health paths,
-// as a kube component's secure port does: /healthz, /livez and /readyz to
-// anyone; the rest to a client whose verified TLS certificate names a user
-// the Authorizer allows to get the path (a non-resource
-// SubjectAccessReview: system:monitoring and system:masters may). A
-// replica without an Authorizer serves it to anyone: the command binds it
-// to loopback then.
+// MetricsHandler serves /metrics and /debug/pprof/, and the health
+// paths, to anyone: the command puts it behind the apiserver's
+// authorization, as a kube component's secure port (the health paths to
+// anyone, the rest to clients allowed to get them: system:monitoring and
+// system:masters), or binds it to loopback.
 func (r *Replica) MetricsHandler() http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collector{r}, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
+	mux.Handle("/", r.HealthHandler())
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	health := r.HealthHandler()
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		switch req.URL.Path {
-		case "/healthz", "/livez", "/readyz":
-			health.ServeHTTP(w, req)
-			return
-		}
-		if err := r.authorizeHTTP(req); err != nil {
-			se := apierrors.FromError(err)
-			http.Error(w, se.Status().GetMessage(), int(se.Status().GetCode()))
-			return
-		}
-		mux.ServeHTTP(w, req)
-	})
-}
-
-// authorizeHTTP asks whether the request's client may get its path.
-func (r *Replica) authorizeHTTP(req *http.Request) error {
-	if r.authorizer == nil {
-		return nil
-	}
-	if req.TLS == nil || len(req.TLS.VerifiedChains) == 0 {
-		return apierrors.NewUnauthorized("")
-	}
-	cert := req.TLS.PeerCertificates[0]
-	verb := strings.ToLower(req.Method)
-	if req.Method == http.MethodHead {
-		verb = "get"
-	}
-	return authorize.Check(req.Context(), r.authorizer, authorize.Attributes{User: cert.Subject.CommonName,
-		Groups: append(append([]string(nil), cert.Subject.Organization...), "system:authenticated"), Verb: verb, Path: req.URL.Path})
+	return mux
 }

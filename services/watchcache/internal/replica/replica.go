@@ -23,11 +23,11 @@ import (
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/fields"
 	"podline.dev/pkg/grpcdyn"
+	"podline.dev/pkg/secureserving"
 	"podline.dev/pkg/watchcache"
 	_ "podline.dev/proto/all" // every kind's Go type
 	"podline.dev/proto/apis"
 	metav1 "podline.dev/proto/meta/v1"
-	"podline.dev/services/watchcache/internal/authorize"
 	"podline.dev/services/watchcache/internal/feed"
 	"podline.dev/services/watchcache/internal/serve"
 )
@@ -51,9 +51,9 @@ type Config struct {
 	// ServerOptions are the gRPC server's (TLS credentials).
 	ServerOptions []grpc.ServerOption
 	// Authorizer decides every List and Watch of a client authenticated by
-	// its TLS certificate (and who may read /metrics); nil serves every
-	// client, for a replica without client authentication.
-	Authorizer authorize.Authorizer
+	// its TLS certificate; nil serves every client, for a replica without
+	// client authentication.
+	Authorizer secureserving.Authorizer
 	// NATSGrace is how long NATS may be unreachable before the replica
 	// stops serving (DefaultNATSGrace).
 	NATSGrace time.Duration
@@ -72,7 +72,7 @@ type Replica struct {
 	grpc       *grpc.Server
 	health     *health.Server
 	resources  []resource
-	authorizer authorize.Authorizer
+	authorizer secureserving.Authorizer
 	grace      time.Duration
 
 	natsDownSince atomic.Int64 // UnixNano; 0 while NATS is connected
