@@ -17,4 +17,8 @@
 // The stream (watchstream.StreamName, file storage, a window bounded by age
 // and count) is created or updated on connect; a NATS that is down only
 // loses messages, which replicas recover from as from any gap.
+//
+// The stream holds every object, Secrets included: in compose the
+// connection is TLS (WithTLS) with the apiserver's own client certificate,
+// and NATS admits that one and the replicas' only.
 package natspub
