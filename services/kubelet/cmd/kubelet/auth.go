@@ -10,6 +10,7 @@ import (
 
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/pki"
+	"podline.dev/pkg/secureserving"
 	"podline.dev/services/kubelet/internal/server"
 	"podline.dev/services/kubelet/internal/token"
 	"podline.dev/services/kubelet/internal/volumes"
@@ -34,7 +35,7 @@ type serverAuthFlags struct {
 // tokens builds the server's bearer-token authenticator: TokenReviews to
 // the kubelet's kubeconfig apiserver, with the kubelet's own credentials,
 // when --authentication-token-webhook is on; else nil.
-func (f serverAuthFlags) tokens(o *options) (server.TokenAuthenticator, error) {
+func (f serverAuthFlags) tokens(o *options) (secureserving.TokenAuthenticator, error) {
 	if !f.tokenWebhook {
 		return nil, nil
 	}
@@ -49,15 +50,15 @@ func (f serverAuthFlags) tokens(o *options) (server.TokenAuthenticator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return server.NewCachedTokenAuthenticator(server.NewTokenReviews(url, cfg), clock.Real{}, f.tokenCacheTTL), nil
+	return secureserving.NewCachedTokenAuthenticator(secureserving.NewTokenReviews(url, secureserving.HTTPClient(cfg)), clock.Real{}, f.tokenCacheTTL), nil
 }
 
 // authorizer builds the server's authorizer. Webhook asks the apiserver the
 // kubelet's kubeconfig names, with the kubelet's own credentials.
-func (f serverAuthFlags) authorizer(o *options) (server.Authorizer, error) {
+func (f serverAuthFlags) authorizer(o *options) (secureserving.Authorizer, error) {
 	switch f.mode {
 	case modeAlwaysAllow:
-		return server.AlwaysAllow, nil
+		return secureserving.AlwaysAllow, nil
 	case modeWebhook:
 		if o.creds.Kubeconfig == "" {
 			return nil, errors.New("--authorization-mode=Webhook needs --kubeconfig (its server receives the SubjectAccessReviews)")
@@ -70,7 +71,7 @@ func (f serverAuthFlags) authorizer(o *options) (server.Authorizer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return server.NewCachedAuthorizer(server.NewSubjectAccessReviews(url, cfg), clock.Real{}, f.allowedTTL, f.deniedTTL), nil
+		return secureserving.NewCachedAuthorizer(secureserving.NewSubjectAccessReviews(url, secureserving.HTTPClient(cfg)), clock.Real{}, f.allowedTTL, f.deniedTTL), nil
 	}
 	return nil, fmt.Errorf("--authorization-mode=%s: want %s or %s", f.mode, modeWebhook, modeAlwaysAllow)
 }

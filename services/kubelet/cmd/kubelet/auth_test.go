@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"podline.dev/pkg/pki"
+	"podline.dev/pkg/secureserving"
 	"podline.dev/services/kubelet/internal/server"
 )
 
@@ -33,14 +34,14 @@ func TestServerConfigFromFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := cfg.Authorizer.(*server.CachedAuthorizer); !ok || cfg.Anonymous || cfg.ClientCA == nil || cfg.Tokens != nil ||
+	if _, ok := cfg.Authorizer.(*secureserving.CachedAuthorizer); !ok || cfg.Anonymous || cfg.ClientCA == nil || cfg.Tokens != nil ||
 		cfg.Addr != "0.0.0.0:10250" || cfg.HealthzAddr != "127.0.0.1:10248" || cfg.NodeName != "worker-1" {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 	o, _ = parseFlags(append(args, "--authentication-token-webhook"))
 	if cfg, err := serverConfig(o); err != nil {
 		t.Fatal(err)
-	} else if _, ok := cfg.Tokens.(*server.CachedTokenAuthenticator); !ok {
+	} else if _, ok := cfg.Tokens.(*secureserving.CachedTokenAuthenticator); !ok {
 		t.Fatalf("--authentication-token-webhook: tokens %T", cfg.Tokens)
 	}
 
@@ -65,7 +66,7 @@ func TestServerConfigFromFlags(t *testing.T) {
 	}
 	o, _ = parseFlags(append(args, "--authorization-mode=AlwaysAllow", "--healthz-port=0", "--anonymous-auth"))
 	cfg, err = serverConfig(o)
-	if _, ok := cfg.Authorizer.(server.AuthorizerFunc); err != nil || !ok || cfg.HealthzAddr != "" || !cfg.Anonymous {
+	if _, ok := cfg.Authorizer.(secureserving.AuthorizerFunc); err != nil || !ok || cfg.HealthzAddr != "" || !cfg.Anonymous {
 		t.Fatalf("AlwaysAllow, no healthz, anonymous: %+v %v", cfg, err)
 	}
 }

@@ -16,21 +16,22 @@ import (
 	"github.com/gorilla/websocket"
 
 	"podline.dev/pkg/pki"
+	"podline.dev/pkg/secureserving"
 )
 
 // recorder remembers what the server asked its authorizer, and allows
 // the users in allow.
 type recorder struct {
 	mu    sync.Mutex
-	asked []Attributes
+	asked []secureserving.Attributes
 	allow []string
 }
 
-func (r *recorder) Authorize(_ context.Context, a Attributes) (bool, string, error) {
+func (r *recorder) Authorize(_ context.Context, a secureserving.Attributes) (secureserving.Decision, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.asked = append(r.asked, a)
-	return slices.Contains(r.allow, a.User.Name), "", nil
+	return secureserving.Decision{Allowed: slices.Contains(r.allow, a.User.Name)}, nil
 }
 
 func (r *recorder) setAllow(users ...string) {
@@ -45,7 +46,7 @@ func (r *recorder) count() int {
 	return len(r.asked)
 }
 
-func (r *recorder) last() Attributes {
+func (r *recorder) last() secureserving.Attributes {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.asked[len(r.asked)-1]
@@ -103,7 +104,7 @@ func TestAuthorizationIsAVerbOnTheNodesProxySubresource(t *testing.T) {
 		}
 		got := z.last()
 		if got.Verb != c.verb || got.Resource != "nodes" || got.Subresource != "proxy" || got.Name != testNode ||
-			got.User.Name != "alice" || !slices.Equal(got.User.Groups, []string{"devs", AuthenticatedGroup}) {
+			got.User.Name != "alice" || !slices.Equal(got.User.Groups, []string{"devs", secureserving.AuthenticatedGroup}) {
 			t.Errorf("%s %s asked %+v", c.method, c.path, got)
 		}
 	}
@@ -129,10 +130,10 @@ func TestAnonymousRequestsAreAuthorizedAsSystemAnonymous(t *testing.T) {
 	if want := "Forbidden (user=system:anonymous, verb=get, resource=nodes, subresource(s)=[proxy])\n"; code != 403 || body != want {
 		t.Fatalf("%d %q, want 403 %q", code, body, want)
 	}
-	if got := z.last().User; !slices.Equal(got.Groups, []string{UnauthenticatedUser}) {
+	if got := z.last().User; !slices.Equal(got.Groups, []string{secureserving.UnauthenticatedUser}) {
 		t.Errorf("anonymous groups %q", got.Groups)
 	}
-	z.setAllow(AnonymousUser)
+	z.setAllow(secureserving.AnonymousUser)
 	if code, body := get(t, httpClient(tlsFor(t, dir, "")), url+"/containerLogs/default/web/c?tailLines=1"); code != 200 || body != "line 3\n" {
 		t.Fatalf("allowed anonymous: %d %q", code, body)
 	}
@@ -140,8 +141,8 @@ func TestAnonymousRequestsAreAuthorizedAsSystemAnonymous(t *testing.T) {
 
 func TestAuthorizationErrorsAre500(t *testing.T) {
 	dir := newPKI(t)
-	broken := AuthorizerFunc(func(context.Context, Attributes) (bool, string, error) {
-		return false, "", errors.New("apiserver unreachable")
+	broken := secureserving.AuthorizerFunc(func(context.Context, secureserving.Attributes) (secureserving.Decision, error) {
+		return secureserving.Decision{}, errors.New("apiserver unreachable")
 	})
 	url, _, _ := setupWith(t, kubeletConfig(t, dir, broken))
 	code, body := get(t, httpClient(tlsFor(t, dir, "apiserver-kubelet-client")), url+"/containerLogs/default/web/c")
@@ -152,11 +153,11 @@ func TestAuthorizationErrorsAre500(t *testing.T) {
 
 func TestServeNeedsACertificateAndServesHealthzPlainWhereAsked(t *testing.T) {
 	dir := newPKI(t)
-	s := New(Config{Addr: "127.0.0.1:0", Authorizer: AlwaysAllow}, pods{}, nil, discard)
+	s := New(Config{Addr: "127.0.0.1:0", Authorizer: secureserving.AlwaysAllow}, pods{}, nil, discard)
 	if err := s.Serve(context.Background()); !errors.Is(err, ErrNoServingCertificate) {
 		t.Fatalf("Serve without a certificate: %v", err)
 	}
-	cfg := kubeletConfig(t, dir, AlwaysAllow)
+	cfg := kubeletConfig(t, dir, secureserving.AlwaysAllow)
 	cfg.Addr, cfg.HealthzAddr = "127.0.0.1:0", freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -12,14 +12,15 @@
 // stdin and answers its output, with the exit code in X-Exit-Code.
 //
 // The server speaks only TLS, with the node's serving certificate. Every
-// request is authenticated, as Kubernetes' kubelet does: a client
-// certificate signed by the cluster CA (CN the user, O the groups), else a
-// bearer token the apiserver vouches for (TokenReviews, the webhook token
-// authentication, behind a CachedTokenAuthenticator: answers kept 2 min),
-// else system:anonymous where allowed, else 401. It is then authorized as a verb
-// on nodes/<node>/proxy (get for logs, create for exec) by an Authorizer:
-// AlwaysAllow, or SubjectAccessReviews, the Webhook mode that asks the
-// apiserver, behind a CachedAuthorizer (allowed 5 min, denied 30 s). A
+// request is authenticated, as Kubernetes' kubelet does, by
+// pkg/secureserving's Authenticator: a client certificate signed by the
+// cluster CA (CN the user, O the groups), else a bearer token the
+// apiserver vouches for (TokenReviews, the webhook token authentication,
+// answers kept 2 min here), else system:anonymous where allowed, else 401.
+// It is then authorized as a verb on nodes/<node>/proxy (get for logs,
+// create for exec) by a secureserving.Authorizer: AlwaysAllow, or
+// SubjectAccessReviews, the Webhook mode that asks the apiserver, its
+// decisions kept (allowed 5 min, denied 30 s). A
 // refusal is a 403 reading "Forbidden (user=..., verb=..., resource=nodes,
 // subresource(s)=[proxy])". /healthz alone may also be served in plain HTTP
 // on its own address (Config.HealthzAddr).

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"podline.dev/pkg/secureserving"
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/kubelet/internal/runtime"
 )
@@ -33,7 +34,7 @@ type Config struct {
 	ClientCA *x509.CertPool
 	// Tokens authenticates bearer tokens (--authentication-token-webhook:
 	// TokenReviews to the apiserver); nil refuses them with 401.
-	Tokens TokenAuthenticator
+	Tokens secureserving.TokenAuthenticator
 	// Anonymous serves requests without credentials as system:anonymous
 	// (--anonymous-auth), still subject to Authorizer; otherwise they get
 	// 401.
@@ -41,8 +42,9 @@ type Config struct {
 	// NodeName is the Node whose proxy subresource requests are
 	// authorized as.
 	NodeName string
-	// Authorizer decides every authenticated request.
-	Authorizer Authorizer
+	// Authorizer decides every authenticated request (Webhook:
+	// SubjectAccessReviews to the apiserver, or AlwaysAllow).
+	Authorizer secureserving.Authorizer
 	// HealthzAddr, when set, serves GET /healthz alone in plain HTTP on
 	// host:port (--healthz-bind-address, --healthz-port).
 	HealthzAddr string

@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"podline.dev/pkg/pki"
+	"podline.dev/pkg/secureserving"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/kubelet/internal/runtime"
@@ -89,7 +90,7 @@ func httpClient(cfg *tls.Config) *http.Client {
 }
 
 // kubeletConfig is testNode's serving configuration over dir.
-func kubeletConfig(t *testing.T, dir string, z Authorizer) Config {
+func kubeletConfig(t *testing.T, dir string, z secureserving.Authorizer) Config {
 	t.Helper()
 	ca, err := pki.LoadCertPool(filepath.Join(dir, "ca.crt"))
 	if err != nil {
@@ -105,8 +106,8 @@ func kubeletConfig(t *testing.T, dir string, z Authorizer) Config {
 }
 
 // onlyTheAPIServer allows the apiserver's kubelet client identity alone.
-var onlyTheAPIServer = AuthorizerFunc(func(_ context.Context, a Attributes) (bool, string, error) {
-	return a.User.Name == pki.APIServerKubeletClientUser, "", nil
+var onlyTheAPIServer = secureserving.AuthorizerFunc(func(_ context.Context, a secureserving.Attributes) (secureserving.Decision, error) {
+	return secureserving.Decision{Allowed: a.User.Name == pki.APIServerKubeletClientUser}, nil
 })
 
 // setup runs a server over a fake runtime with pod web: its container

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -13,58 +12,12 @@ import (
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/pki"
+	"podline.dev/pkg/secureserving"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	rbacv1 "podline.dev/proto/rbac/v1"
 	"podline.dev/services/apiserver/apiservertest"
 )
-
-// tokenCounter knows the tokens in users, fails while failing is set, and
-// counts the questions that reach it.
-type tokenCounter struct {
-	calls   int
-	users   map[string]string
-	failing bool
-}
-
-func (c *tokenCounter) AuthenticateToken(_ context.Context, token string) (User, bool, error) {
-	c.calls++
-	if c.failing {
-		return User{}, false, errors.New("apiserver unreachable")
-	}
-	name, ok := c.users[token]
-	return User{Name: name}, ok, nil
-}
-
-func TestCachedTokenAuthenticatorRemembersAnswersForTwoMinutes(t *testing.T) {
-	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	next := &tokenCounter{users: map[string]string{"good": "system:serviceaccount:default:default"}}
-	c := NewCachedTokenAuthenticator(next, clk, DefaultTokenCacheTTL)
-	steps := []struct {
-		step      time.Duration
-		token     string
-		failing   bool
-		wantOK    bool
-		wantErr   bool
-		wantCalls int
-	}{
-		{step: 0, token: "good", wantOK: true, wantCalls: 1},
-		{step: time.Minute, token: "good", wantOK: true, wantCalls: 1},
-		{step: 0, token: "bad", wantCalls: 2},
-		{step: 59 * time.Second, token: "bad", wantCalls: 2}, // a refusal is kept as long
-		{step: time.Second, token: "good", wantOK: true, wantCalls: 3},
-		{step: 0, token: "other", failing: true, wantErr: true, wantCalls: 4},
-		{step: 0, token: "other", wantCalls: 5}, // errors are not kept
-	}
-	for i, s := range steps {
-		clk.Step(s.step)
-		next.failing = s.failing
-		u, ok, err := c.AuthenticateToken(context.Background(), s.token)
-		if ok != s.wantOK || (err != nil) != s.wantErr || next.calls != s.wantCalls || (ok && u.Name != next.users[s.token]) {
-			t.Fatalf("step %d (%s): %v %v %v after %d calls; want ok=%v err=%v after %d", i, s.token, u, ok, err, next.calls, s.wantOK, s.wantErr, s.wantCalls)
-		}
-	}
-}
 
 // A ServiceAccount token calls the kubelet's API: the kubelet asks a real
 // apiserver who the token is (TokenReview) and whether that account may
@@ -97,8 +50,8 @@ func TestServiceAccountTokenThroughTheTokenWebhook(t *testing.T) {
 	resp.Body.Close()
 
 	kubeletTLS := tlsFor(t, dir, pki.KubeletCertName(testNode))
-	cfg := kubeletConfig(t, dir, NewSubjectAccessReviews(api.URL, kubeletTLS))
-	cfg.Tokens = NewCachedTokenAuthenticator(NewTokenReviews(api.URL, kubeletTLS), clock.Real{}, DefaultTokenCacheTTL)
+	cfg := kubeletConfig(t, dir, secureserving.NewSubjectAccessReviews(api.URL, secureserving.HTTPClient(kubeletTLS)))
+	cfg.Tokens = secureserving.NewCachedTokenAuthenticator(secureserving.NewTokenReviews(api.URL, secureserving.HTTPClient(kubeletTLS)), clock.Real{}, DefaultTokenCacheTTL)
 	url, _, _ := setupWith(t, cfg)
 	withToken := func(token string) (int, string) {
 		t.Helper()

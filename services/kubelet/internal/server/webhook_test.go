@@ -13,6 +13,7 @@ import (
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/pki"
+	"podline.dev/pkg/secureserving"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/apiserver/apiservertest"
@@ -27,8 +28,8 @@ import (
 func TestWebhookAuthorizationAsksTheAPIServer(t *testing.T) {
 	api := apiservertest.StartSecure(t)
 	dir := api.PKI
-	reviews := NewSubjectAccessReviews(api.URL, tlsFor(t, dir, pki.KubeletCertName(testNode)))
-	url, _, _ := setupWith(t, kubeletConfig(t, dir, NewCachedAuthorizer(reviews, clock.Real{}, DefaultAllowedTTL, DefaultDeniedTTL)))
+	reviews := secureserving.NewSubjectAccessReviews(api.URL, secureserving.HTTPClient(tlsFor(t, dir, pki.KubeletCertName(testNode))))
+	url, _, _ := setupWith(t, kubeletConfig(t, dir, secureserving.NewCachedAuthorizer(reviews, clock.Real{}, DefaultAllowedTTL, DefaultDeniedTTL)))
 
 	apiserver := httpClient(tlsFor(t, dir, "apiserver-kubelet-client"))
 	if code, body := get(t, apiserver, url+"/containerLogs/default/web/c?tailLines=1"); code != 200 || body != "line 3\n" {
@@ -62,8 +63,8 @@ func TestWebhookAuthorizationAsksTheAPIServer(t *testing.T) {
 func TestLogsAndExecThroughTheAPIServer(t *testing.T) {
 	api := apiservertest.StartSecure(t)
 	dir := api.PKI
-	reviews := NewSubjectAccessReviews(api.URL, tlsFor(t, dir, pki.KubeletCertName(testNode)))
-	url, rt, _ := setupWith(t, kubeletConfig(t, dir, NewCachedAuthorizer(reviews, clock.Real{}, DefaultAllowedTTL, DefaultDeniedTTL)))
+	reviews := secureserving.NewSubjectAccessReviews(api.URL, secureserving.HTTPClient(tlsFor(t, dir, pki.KubeletCertName(testNode))))
+	url, rt, _ := setupWith(t, kubeletConfig(t, dir, secureserving.NewCachedAuthorizer(reviews, clock.Real{}, DefaultAllowedTTL, DefaultDeniedTTL)))
 	rt.SetExecFunc(func(c *runtime.Container, cmd []string) (*runtime.ExecResult, error) {
 		return &runtime.ExecResult{Stdout: []byte(strings.Join(cmd, " "))}, nil
 	})
