@@ -36,8 +36,8 @@ func (m Members) MarshalFieldsV1() string {
 // k8sjson.Marshal writes it.
 func MembersOfJSON(data []byte, skip func(path []string) bool) (Members, error) {
 	// Room for about as many members as the text has fields, a few
-	// elements deep.
-	n := bytes.Count(data, []byte{':'}) + 1
+	// elements deep (colons in values count too, hence the cap).
+	n := min(bytes.Count(data, []byte{':'})+1, 64)
 	r := fieldsReader{data: data, skip: skip, members: make(Members, 0, n), paths: make([]string, 0, 4*n)}
 	r.path, r.names, r.elem = r.pathBuf[:0], r.namesBuf[:0], r.elemBuf[:0]
 	r.ws()
