@@ -268,6 +268,15 @@ func (c *Cache) List(f Filter) (objs []object.Object, revision int64) {
 	return objs, c.rev
 }
 
+// Get returns the object under key (object.KeyOf(namespace, name)), shared
+// and read-only like List's, and the revision the cache is at.
+func (c *Cache) Get(key string) (obj object.Object, revision int64, ok bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	obj, ok = c.store[key]
+	return obj, c.rev, ok
+}
+
 type keyed struct {
 	key string
 	obj object.Object

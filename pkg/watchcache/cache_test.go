@@ -634,6 +634,22 @@ func TestListReturnsTheMatchingCurrentStateSortedByKey(t *testing.T) {
 	}
 }
 
+func TestGetReturnsTheCurrentObjectByKey(t *testing.T) {
+	c, _ := newCache(t, 10, []object.Object{MakePod("a").RV(5).Obj(), MakePod("b").RV(6).Obj()})
+	s := newSource(t, c)
+	s.put(MakePod("a").Label("app", "web").Obj())
+	s.del("default/b")
+	if o, rev, ok := c.Get("default/a"); !ok || describe(watch.Added, o) != "ADDED default/a @11 {app=web}" || rev != 12 {
+		t.Errorf("Get(default/a) = %v @%d %v", o, rev, ok)
+	}
+	if o, _, ok := c.Get("default/b"); ok {
+		t.Errorf("deleted default/b is still there: %v", o)
+	}
+	if _, _, ok := c.Get("a"); ok {
+		t.Error("a namespaced object is found without its namespace")
+	}
+}
+
 func TestWatchRejectsNegativeRevision(t *testing.T) {
 	c, _ := newCache(t, 10, nil)
 	if _, err := c.Watch(t.Context(), -1, Filter{}, false); !apierrors.IsBadRequest(err) {

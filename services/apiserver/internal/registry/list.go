@@ -71,6 +71,20 @@ func (s selection) filter() watchcache.Filter {
 	return f
 }
 
+// GetCached returns the object from the watch cache, shared and read-only,
+// when the registry has a cache and it holds the object; ok is false
+// otherwise (no cache, or not there yet), and the caller reads etcd.
+func (r *Registry) GetCached(namespace, name string) (obj object.Object, ok bool) {
+	if r.cache == nil {
+		return nil, false
+	}
+	if !r.Resource.Namespaced {
+		namespace = ""
+	}
+	obj, _, ok = r.cache.cache.Get(object.KeyOf(namespace, name))
+	return obj, ok
+}
+
 // continueToken is the opaque continue value of a paged list, shaped as Kubernetes'.
 type continueToken struct {
 	APIVersion      string `json:"v"`

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 
-	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/object"
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
@@ -44,12 +43,8 @@ var (
 
 func (c cachedReader) Get(ctx context.Context, namespace, name string) (object.Object, error) {
 	reg := c.s.registries[c.resource]
-	items, _, err := reg.List(ctx, &metav1.ListRequest{Namespace: namespace, ResourceVersion: "0", FieldSelector: "metadata.name=" + name})
-	if err == nil && len(items) > 0 {
-		return items[0], nil
-	}
-	if err != nil && !apierrors.IsBadRequest(err) {
-		return nil, err
+	if obj, ok := reg.GetCached(namespace, name); ok {
+		return obj, nil
 	}
 	return reg.Get(ctx, namespace, name)
 }
