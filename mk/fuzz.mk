@@ -1,5 +1,6 @@
 # Fuzz tests of the apiserver's write path (JSON decode, defaulting and
-# validation of Pods and Deployments).
+# validation of Pods and Deployments, and the name matchers against
+# Kubernetes' regular expressions).
 #
 #   make fuzz             run each fuzz target for FUZZTIME (default 20s)
 #
@@ -9,7 +10,7 @@
 
 FUZZTIME ?= 20s
 FUZZ_PKG := ./services/apiserver/internal/validation
-FUZZ_TARGETS := FuzzDecodeValidatePod FuzzDecodeValidateDeployment
+FUZZ_TARGETS := FuzzDecodeValidatePod FuzzDecodeValidateDeployment FuzzNameMatchers
 
 .PHONY: fuzz
 fuzz:
