@@ -9,8 +9,10 @@
 // that JetStream does not acknowledge, is lost as a whole and its number
 // with it, so replicas see a gap in the sequence and backfill it from the
 // apiserver; nothing is ever published out of order. Progress marks go out
-// at most once a second per resource when the revision moved, and a
-// relist publishes a Reset mark. The publish span of an event is a child
+// at most once a second per resource when the revision moved, or after a
+// message of the resource was lost (so that a quiet resource's replicas
+// see the gap without waiting for its next change), and a relist
+// publishes a Reset mark. The publish span of an event is a child
 // of the object's traceparent, and its own traceparent travels in the
 // message header, so the replica's fan-out joins the object's trace.
 //

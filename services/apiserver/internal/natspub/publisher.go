@@ -56,7 +56,7 @@ type Publisher struct {
 	nc    *nats.Conn
 	js    jetstream.JetStream
 	epoch string
-	queue chan *nats.Msg
+	queue chan queued
 
 	streamMu sync.Mutex
 	streamOK bool
@@ -78,7 +78,7 @@ func Connect(ctx context.Context, url string, opts ...Option) (*Publisher, error
 	for _, o := range opts {
 		o(&cfg)
 	}
-	p := &Publisher{cfg: cfg, epoch: newEpoch(), queue: make(chan *nats.Msg, cfg.queue)}
+	p := &Publisher{cfg: cfg, epoch: newEpoch(), queue: make(chan queued, cfg.queue)}
 	natsOpts := []nats.Option{nats.Name("apiserver"), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
 		nats.ReconnectWait(250 * time.Millisecond),
 		nats.ReconnectHandler(func(*nats.Conn) { p.setStreamOK(false) })}
@@ -144,12 +144,19 @@ func (p *Publisher) ensureStream(ctx context.Context) error {
 	return nil
 }
 
-// enqueue hands m to the publishing goroutine, or drops it.
-func (p *Publisher) enqueue(m *nats.Msg) {
+// queued is a message and its resource's flag for a lost message.
+type queued struct {
+	msg  *nats.Msg
+	lost *atomic.Bool
+}
+
+// enqueue hands q to the publishing goroutine, or drops it.
+func (p *Publisher) enqueue(q queued) {
 	select {
-	case p.queue <- m:
+	case p.queue <- q:
 	default:
 		p.dropped.Add(1)
+		q.lost.Store(true)
 	}
 }
 
@@ -158,11 +165,11 @@ func (p *Publisher) run(ctx context.Context) {
 	defer p.nc.Close()
 	var lastWarn time.Time
 	for {
-		var m *nats.Msg
+		var q queued
 		select {
 		case <-ctx.Done():
 			return
-		case m = <-p.queue:
+		case q = <-p.queue:
 		}
 		var err error
 		if p.nc.IsConnected() {
@@ -172,26 +179,28 @@ func (p *Publisher) run(ctx context.Context) {
 		}
 		if err == nil {
 			var f jetstream.PubAckFuture
-			f, err = p.js.PublishMsgAsync(m) // Nats-Msg-Id is in the header
+			f, err = p.js.PublishMsgAsync(q.msg) // Nats-Msg-Id is in the header
 			if err == nil {
-				go p.await(f)
+				go p.await(f, q.lost)
 				continue
 			}
 		}
 		p.failed.Add(1)
+		q.lost.Store(true)
 		if time.Since(lastWarn) > 5*time.Second {
 			lastWarn = time.Now()
-			slog.Warn("natspub: publish failed; replicas will backfill the gap", "subject", m.Subject, "err", err)
+			slog.Warn("natspub: publish failed; replicas will backfill the gap", "subject", q.msg.Subject, "err", err)
 		}
 	}
 }
 
-func (p *Publisher) await(f jetstream.PubAckFuture) {
+func (p *Publisher) await(f jetstream.PubAckFuture, lost *atomic.Bool) {
 	select {
 	case <-f.Ok():
 		p.published.Add(1)
 	case <-f.Err():
 		p.failed.Add(1)
+		lost.Store(true)
 	}
 }
 

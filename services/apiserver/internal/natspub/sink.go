@@ -2,6 +2,7 @@ package natspub
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -27,6 +28,11 @@ type sink struct {
 	seq          uint64
 	lastRev      int64 // the revision of the last message
 	lastProgress time.Time
+	// lost is set by the publishing goroutine when a message of this
+	// resource was dropped or not acknowledged: the next progress mark
+	// then goes out even if the revision has not moved, so that replicas
+	// of a quiet resource see the gap in its numbers and fill it.
+	lost atomic.Bool
 }
 
 var _ registry.EventSink = (*sink)(nil)
@@ -37,11 +43,12 @@ func (s *sink) Replaced(revision int64) {
 
 func (s *sink) Progressed(revision int64) {
 	now := time.Now()
-	if revision <= s.lastRev || now.Sub(s.lastProgress) < s.p.cfg.progressAt {
+	if now.Sub(s.lastProgress) < s.p.cfg.progressAt || (revision <= s.lastRev && !s.lost.Load()) {
 		return
 	}
+	s.lost.Store(false) // a mark that is lost too sets it again
 	s.lastProgress = now
-	s.publish(s.marks, &watchstream.Message{Kind: watchstream.KindProgress, Revision: revision}, "")
+	s.publish(s.marks, &watchstream.Message{Kind: watchstream.KindProgress, Revision: max(revision, s.lastRev)}, "")
 }
 
 func (s *sink) Applied(ev watchcache.Event) {
@@ -57,6 +64,7 @@ func (s *sink) Applied(ev watchcache.Event) {
 		// backfill it from the apiserver.
 		s.seq++
 		s.p.dropped.Add(1)
+		s.lost.Store(true)
 		span.RecordError(err)
 		return
 	}
@@ -74,5 +82,5 @@ func (s *sink) publish(subject string, m *watchstream.Message, traceparent strin
 	if traceparent != "" {
 		msg.Header.Set(watchstream.TraceparentHeader, traceparent)
 	}
-	s.p.enqueue(msg)
+	s.p.enqueue(queued{msg, &s.lost})
 }
