@@ -136,6 +136,9 @@ func TestNATSOverTLSCarriesTheStreamToTheReplicas(t *testing.T) {
 	if err := rep.WaitReady(wctx); err != nil {
 		t.Fatalf("replica after the NATS restart: %v", err)
 	}
+	// The replica may be back before the apiserver has reconnected; what
+	// it publishes before then is lost and backfilled, not carried.
+	eventually(t, 30*time.Second, "the apiserver reconnected to NATS", api.Publisher.Connected)
 	w2, err := cached.Watch(ctx, &metav1.ListRequest{ResourceVersion: listRV(t, ctx, direct)})
 	if err != nil {
 		t.Fatal(err)

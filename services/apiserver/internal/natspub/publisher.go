@@ -104,6 +104,9 @@ func (p *Publisher) Stats() Stats {
 	return Stats{Published: p.published.Load(), Dropped: p.dropped.Load(), Failed: p.failed.Load()}
 }
 
+// Connected reports whether the connection to NATS is up.
+func (p *Publisher) Connected() bool { return p.nc.IsConnected() }
+
 // Epoch names this publisher's run; sequences start at 1 in each.
 func (p *Publisher) Epoch() string { return p.epoch }
 
