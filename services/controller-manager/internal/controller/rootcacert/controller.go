@@ -14,7 +14,6 @@ import (
 	corev1 "podline.dev/proto/core/v1"
 	metav1 "podline.dev/proto/meta/v1"
 	"podline.dev/services/controller-manager/internal/controller"
-	"podline.dev/services/controller-manager/internal/controller/serviceaccount"
 )
 
 // Name is the controller's name in --controllers.
@@ -54,10 +53,7 @@ func New(c *controller.Context) (*Controller, error) {
 		queue:      c.NewQueue(),
 		log:        c.Logger(Name),
 	}
-	nsReg, err := controller.Informer[*corev1.Namespace](c).AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o object.Object) { controller.Enqueue(rc.queue, o) },
-		UpdateFunc: func(_, o object.Object) { controller.Enqueue(rc.queue, o) },
-	})
+	nsReg, err := controller.EnqueueNamespaces(c, rc.queue)
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +81,9 @@ func (rc *Controller) Run(ctx context.Context, workers int) error {
 // Sync makes the kube-root-ca.crt ConfigMap of the namespace named key
 // hold the root CA, if the namespace is Active.
 func (rc *Controller) Sync(ctx context.Context, key string) error {
-	ns, err := rc.nsLister.Get("", key)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	ns, err := controller.GetActiveNamespace(rc.nsLister, key)
+	if ns == nil {
 		return err
-	}
-	if !serviceaccount.Active(ns) {
-		return nil
 	}
 	want := map[string]string{DataKey: rc.rootCA}
 	cm, err := rc.cmLister.Get(key, ConfigMapName)

@@ -24,9 +24,6 @@ const Component = "serviceaccount-controller"
 // DefaultServiceAccount is the account every namespace gets.
 const DefaultServiceAccount = "default"
 
-// PhaseActive is the phase of a namespace that is not being deleted.
-const PhaseActive = "Active"
-
 // Controller ensures the default ServiceAccount of every namespace.
 type Controller struct {
 	accounts *client.Client[*corev1.ServiceAccount]
@@ -46,10 +43,7 @@ func New(c *controller.Context) (*Controller, error) {
 		queue:    c.NewQueue(),
 		log:      c.Logger(Name),
 	}
-	nsReg, err := controller.Informer[*corev1.Namespace](c).AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o object.Object) { controller.Enqueue(sc.queue, o) },
-		UpdateFunc: func(_, o object.Object) { controller.Enqueue(sc.queue, o) },
-	})
+	nsReg, err := controller.EnqueueNamespaces(c, sc.queue)
 	if err != nil {
 		return nil, err
 	}
@@ -75,15 +69,9 @@ func (sc *Controller) Run(ctx context.Context, workers int) error {
 // Sync creates the default ServiceAccount of the namespace named key if it
 // is Active and has none.
 func (sc *Controller) Sync(ctx context.Context, key string) error {
-	ns, err := sc.nsLister.Get("", key)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	ns, err := controller.GetActiveNamespace(sc.nsLister, key)
+	if ns == nil {
 		return err
-	}
-	if !Active(ns) {
-		return nil
 	}
 	if _, err := sc.saLister.Get(key, DefaultServiceAccount); err == nil || !apierrors.IsNotFound(err) {
 		return err
@@ -103,13 +91,4 @@ func (sc *Controller) Sync(ctx context.Context, key string) error {
 	// A namespace that began terminating since the cache saw it refuses
 	// the create; the retry finds it no longer Active.
 	return err
-}
-
-// Active reports whether ns takes new content: not being deleted.
-func Active(ns *corev1.Namespace) bool {
-	if ns.GetMetadata().GetDeletionTimestamp() != nil {
-		return false
-	}
-	ph := ns.GetStatus().GetPhase()
-	return ph == "" || ph == PhaseActive
 }
