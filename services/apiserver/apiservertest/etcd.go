@@ -1,10 +1,12 @@
 package apiservertest
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,18 +31,30 @@ func (e *Etcd) Stop() { e.stop.Do(e.Server.Close) }
 // StartEtcd runs an etcd member in t.TempDir() until the test ends.
 func StartEtcd(t testing.TB) *Etcd {
 	t.Helper()
-	cfg := embed.NewConfig()
-	cfg.Dir = t.TempDir()
-	cfg.LogLevel = "panic"
-	client, peer := freeURL(t), freeURL(t)
-	cfg.ListenClientUrls = []url.URL{client}
-	cfg.AdvertiseClientUrls = []url.URL{client}
-	cfg.ListenPeerUrls = []url.URL{peer}
-	cfg.AdvertisePeerUrls = []url.URL{peer}
-	cfg.InitialCluster = fmt.Sprintf("%s=%s", cfg.Name, peer.String())
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		t.Fatalf("start etcd: %v", err)
+	// The ports are free when picked, but another test process may take
+	// one before etcd binds it: then etcd starts again on new ports.
+	var (
+		e      *embed.Etcd
+		client url.URL
+		err    error
+	)
+	for attempt := 0; ; attempt++ {
+		cfg := embed.NewConfig()
+		cfg.Dir = t.TempDir()
+		cfg.LogLevel = "panic"
+		var peer url.URL
+		client, peer = freeURL(t), freeURL(t)
+		cfg.ListenClientUrls = []url.URL{client}
+		cfg.AdvertiseClientUrls = []url.URL{client}
+		cfg.ListenPeerUrls = []url.URL{peer}
+		cfg.AdvertisePeerUrls = []url.URL{peer}
+		cfg.InitialCluster = fmt.Sprintf("%s=%s", cfg.Name, peer.String())
+		if e, err = embed.StartEtcd(cfg); err == nil {
+			break
+		}
+		if attempt == 4 || !errors.Is(err, syscall.EADDRINUSE) {
+			t.Fatalf("start etcd: %v", err)
+		}
 	}
 	select {
 	case <-e.Server.ReadyNotify():
