@@ -16,7 +16,8 @@ func Decode(data []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if dec.More() {
+	// More alone would let a stray '}' or ']' through after the value.
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
 		return nil, fmt.Errorf("unexpected data after the JSON value")
 	}
 	return v, nil
