@@ -185,7 +185,7 @@ func New(cfg Config, deps Deps) (*Kubelet, error) {
 	nsCfg.Addresses = nodeAddresses(cfg.NodeName, cfg.NodeIPs)
 	kl.node = nodestatus.NewController(nsCfg, client.Nodes(deps.Conn), client.Leases(deps.Conn), nodestatus.Probes{
 		Images:   deps.Runtime.ListImages,
-		Signals:  func() nodestatus.Signals { return nodestatus.ReadSignals(cfg.RootDir, cfg.Capacity[resource.Memory]) },
+		Signals:  func() nodestatus.Signals { return nodestatus.ReadSignals(cfg.RootDir) },
 		NotReady: kl.notReady,
 	}, deps.Clock, deps.Log)
 	if setter, ok := deps.Network.(interface{ SetPodCIDR(string) }); ok {

@@ -148,10 +148,10 @@ type Signals struct {
 }
 
 // ReadSignals measures the node.
-func ReadSignals(rootDir string, memoryCapacity int64) Signals {
+func ReadSignals(rootDir string) Signals {
 	s := Signals{MemoryAvailable: meminfo("MemAvailable")}
-	if ws, ok := workingSet("/sys/fs/cgroup/memory", cgroupPaths()["memory"]); ok && memoryCapacity > 0 && memoryCapacity-ws < s.MemoryAvailable {
-		s.MemoryAvailable = memoryCapacity - ws
+	if avail, ok := cgroupAvailable("/sys/fs/cgroup/memory", cgroupPaths()["memory"]); ok && avail < s.MemoryAvailable {
+		s.MemoryAvailable = avail
 	}
 	var fs unix.Statfs_t
 	if err := unix.Statfs(existingParent(rootDir), &fs); err == nil {
@@ -171,33 +171,40 @@ func ReadSignals(rootDir string, memoryCapacity int64) Signals {
 	return s
 }
 
-// workingSet is the memory cgroup's working set, as Kubernetes reckons
-// memory.available: its usage less the inactive page cache, which the
-// kernel reclaims before it runs short. The root cgroup (a kubelet on the
-// host rather than in a node container) is the whole machine, which
-// /proc/meminfo's MemAvailable already measures, so it has none.
-func workingSet(memoryRoot, cgroup string) (int64, bool) {
-	if cgroup == "" || cgroup == "/" {
+// cgroupAvailable is the memory the kubelet's cgroup has left under its
+// limit, as Kubernetes reckons memory.available: the limit less the working
+// set (usage less the inactive page cache, which the kernel reclaims
+// before it runs short). ok is false for a cgroup without a limit (the
+// host's root cgroup, or an unlimited container), where /proc/meminfo's
+// MemAvailable is the measure.
+func cgroupAvailable(memoryRoot, cgroup string) (int64, bool) {
+	if cgroup == "" {
 		return 0, false
 	}
 	dir := filepath.Join(memoryRoot, cgroup)
+	limit, ok := readInt(filepath.Join(dir, "memory.limit_in_bytes"))
+	if !ok || limit >= unlimitedMemory {
+		return 0, false
+	}
 	usage, ok := readInt(filepath.Join(dir, "memory.usage_in_bytes"))
 	if !ok {
 		return 0, false
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "memory.stat"))
-	if err != nil {
-		return usage, true
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "total_inactive_file "); ok {
-			if inactive, err := strconv.ParseInt(v, 10, 64); err == nil && inactive < usage {
-				return usage - inactive, true
+	if data, err := os.ReadFile(filepath.Join(dir, "memory.stat")); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "total_inactive_file "); ok {
+				if inactive, err := strconv.ParseInt(v, 10, 64); err == nil && inactive < usage {
+					usage -= inactive
+				}
 			}
 		}
 	}
-	return usage, true
+	return limit - usage, true
 }
+
+// unlimitedMemory: cgroup v1 writes "no limit" as the largest page-aligned
+// int64; anything this large is no limit.
+const unlimitedMemory = 1 << 62
 
 // Pressure applies Kubernetes' default hard eviction thresholds:
 // memory.available < 100Mi, nodefs.available < 10%, pid.available < 10%.
