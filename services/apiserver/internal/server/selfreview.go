@@ -149,19 +149,26 @@ func (s *Server) withReviews(next http.Handler) http.Handler {
 		}
 		u, _ := request.UserFrom(r.Context())
 		a := authz.Attributes{User: u, Verb: "create", ResourceRequest: true, APIGroup: group, Resource: resource}
-		rec := s.startAudit(r.Context(), a, nil)
-		answer, err := s.review(r, a)
-		if err != nil {
-			se := apierrors.FromError(err)
-			rec.Complete(audit.ResponseStatus{Code: int(se.Status().GetCode()), Status: "Failure", Reason: se.Status().GetReason(), Message: se.Status().GetMessage()}, nil)
-			writeStatus(w, se)
-			return
-		}
-		rec.Complete(audit.ResponseStatus{Code: http.StatusCreated}, nil)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
-		_ = json.NewEncoder(w).Encode(answer)
+		s.answerCreate(w, r, a, func() (any, error) { return s.review(r, a) })
 	})
+}
+
+// answerCreate serves a create that answers with an object it makes (a
+// review, a token): the call is audited as a, and the object goes out as
+// JSON with 201, or the error as a Status.
+func (s *Server) answerCreate(w http.ResponseWriter, r *http.Request, a authz.Attributes, create func() (any, error)) {
+	rec := s.startAudit(r.Context(), a, nil)
+	answer, err := create()
+	if err != nil {
+		se := apierrors.FromError(err)
+		rec.Complete(audit.ResponseStatus{Code: int(se.Status().GetCode()), Status: "Failure", Reason: se.Status().GetReason(), Message: se.Status().GetMessage()}, nil)
+		writeStatus(w, se)
+		return
+	}
+	rec.Complete(audit.ResponseStatus{Code: http.StatusCreated}, nil)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(answer)
 }
 
 func (s *Server) review(r *http.Request, a authz.Attributes) (any, error) {

@@ -13,7 +13,6 @@ import (
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/field"
 	corev1 "podline.dev/proto/core/v1"
-	"podline.dev/services/apiserver/internal/audit"
 	"podline.dev/services/apiserver/internal/authn"
 	"podline.dev/services/apiserver/internal/authz"
 	"podline.dev/services/apiserver/internal/authz/node"
@@ -80,18 +79,7 @@ func (s *Server) withTokenRequest(next http.Handler) http.Handler {
 		u, _ := request.UserFrom(r.Context())
 		a := authz.Attributes{User: u, Verb: "create", ResourceRequest: true, Resource: "serviceaccounts",
 			Subresource: "token", Namespace: namespace, Name: name}
-		rec := s.startAudit(r.Context(), a, nil)
-		tr, err := s.issueToken(r, a)
-		if err != nil {
-			se := apierrors.FromError(err)
-			rec.Complete(audit.ResponseStatus{Code: int(se.Status().GetCode()), Status: "Failure", Reason: se.Status().GetReason(), Message: se.Status().GetMessage()}, nil)
-			writeStatus(w, se)
-			return
-		}
-		rec.Complete(audit.ResponseStatus{Code: http.StatusCreated}, nil)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
-		_ = json.NewEncoder(w).Encode(tr)
+		s.answerCreate(w, r, a, func() (any, error) { return s.issueToken(r, a) })
 	})
 }
 
