@@ -1,9 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -39,18 +39,11 @@ func (f serverAuthFlags) tokens(o *options) (secureserving.TokenAuthenticator, e
 	if !f.tokenWebhook {
 		return nil, nil
 	}
-	if o.creds.Kubeconfig == "" {
-		return nil, errors.New("--authentication-token-webhook needs --kubeconfig (its server receives the TokenReviews)")
-	}
-	url, err := kubeconfigServer(o.creds.Kubeconfig)
+	url, client, err := o.reviewer("--authentication-token-webhook", "TokenReviews")
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := o.creds.TLSConfig()
-	if err != nil {
-		return nil, err
-	}
-	return secureserving.NewCachedTokenAuthenticator(secureserving.NewTokenReviews(url, secureserving.HTTPClient(cfg)), clock.Real{}, f.tokenCacheTTL), nil
+	return secureserving.NewCachedTokenAuthenticator(secureserving.NewTokenReviews(url, client), clock.Real{}, f.tokenCacheTTL), nil
 }
 
 // authorizer builds the server's authorizer. Webhook asks the apiserver the
@@ -60,18 +53,11 @@ func (f serverAuthFlags) authorizer(o *options) (secureserving.Authorizer, error
 	case modeAlwaysAllow:
 		return secureserving.AlwaysAllow, nil
 	case modeWebhook:
-		if o.creds.Kubeconfig == "" {
-			return nil, errors.New("--authorization-mode=Webhook needs --kubeconfig (its server receives the SubjectAccessReviews)")
-		}
-		url, err := kubeconfigServer(o.creds.Kubeconfig)
+		url, client, err := o.reviewer("--authorization-mode=Webhook", "SubjectAccessReviews")
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := o.creds.TLSConfig()
-		if err != nil {
-			return nil, err
-		}
-		return secureserving.NewCachedAuthorizer(secureserving.NewSubjectAccessReviews(url, secureserving.HTTPClient(cfg)), clock.Real{}, f.allowedTTL, f.deniedTTL), nil
+		return secureserving.NewCachedAuthorizer(secureserving.NewSubjectAccessReviews(url, client), clock.Real{}, f.allowedTTL, f.deniedTTL), nil
 	}
 	return nil, fmt.Errorf("--authorization-mode=%s: want %s or %s", f.mode, modeWebhook, modeAlwaysAllow)
 }
@@ -140,4 +126,21 @@ func tokenManager(o *options, log *slog.Logger) (volumes.Tokens, error) {
 		return nil, err
 	}
 	return token.NewManager(token.NewAPI(url, cfg), clock.Real{}, log), nil
+}
+
+// reviewer is the apiserver the kubelet's kubeconfig names and a client
+// carrying the kubelet's own credentials, for the reviews flag asks for.
+func (o *options) reviewer(flag, reviews string) (string, *http.Client, error) {
+	if o.creds.Kubeconfig == "" {
+		return "", nil, fmt.Errorf("%s needs --kubeconfig (its server receives the %s)", flag, reviews)
+	}
+	url, err := kubeconfigServer(o.creds.Kubeconfig)
+	if err != nil {
+		return "", nil, err
+	}
+	cfg, err := o.creds.TLSConfig()
+	if err != nil {
+		return "", nil, err
+	}
+	return url, secureserving.HTTPClient(cfg), nil
 }
