@@ -27,7 +27,7 @@ func TestEtcdMemberDirectoriesHaveKubeadmNames(t *testing.T) {
 			for _, e := range entries {
 				names = append(names, e.Name())
 			}
-			want := []string{"ca.crt", "peer.crt", "peer.key", "server.crt", "server.key"}
+			want := []string{"ca.crt", EtcdOTLPCA, "peer.crt", "peer.key", "server.crt", "server.key"}
 			if !slices.Equal(names, want) {
 				t.Errorf("files = %q, want %q", names, want)
 			}

@@ -152,6 +152,31 @@ const SchedulerServingDir = "scheduler"
 // loopback for their healthchecks.
 var SchedulerDNSNames = []string{"scheduler-1", "scheduler-2", "localhost"}
 
+// RegistryDir is the directory, under Options.Dir, of the in-cluster image
+// registry's serving pair, server.{crt,key}, by RegistryDNSNames. Nodes
+// verify it with the cluster CA they already hold (hosts.toml).
+const RegistryDir = "registry"
+
+// RegistryDNSNames are the names the registry is reached by: the name
+// images carry (registry.podline:5000/...), its compose service name, and
+// loopback, where the host pushes.
+var RegistryDNSNames = []string{"registry.podline", "registry", "localhost"}
+
+// JaegerDir is the directory, under Options.Dir, of Jaeger's serving pair,
+// server.{crt,key}, by JaegerDNSNames, for its OTLP receiver and its query
+// API: every component exports spans over TLS and verifies them with the
+// cluster CA.
+const JaegerDir = "jaeger"
+
+// JaegerDNSNames are the names Jaeger is reached by: its compose service
+// name and loopback, where its query port is published.
+var JaegerDNSNames = []string{"jaeger", "localhost"}
+
+// EtcdOTLPCA is the file, in each etcd member's directory, holding the
+// cluster CA: it verifies Jaeger, to which the member's spans go over TLS.
+// The member's own ca.crt is the etcd CA, which signs nothing of Jaeger's.
+const EtcdOTLPCA = "otlp-ca.crt"
+
 // EtcdMemberDir is the directory, under Options.Dir, holding one member's
 // files with kubeadm's names: ca.crt, server.{crt,key}, peer.{crt,key}.
 func EtcdMemberDir(member string) string { return filepath.Join("etcd", member) }
@@ -188,10 +213,10 @@ func NewPlan(o Options) (Plan, error) {
 	p := Plan{CAs: []Authority{ClusterCA, EtcdCA}}
 	for _, m := range o.EtcdMembers {
 		p.Certs = append(p.Certs, etcdMemberCerts(m)...)
-		p.Copies = append(p.Copies, CopySpec{
-			From: string(EtcdCA) + ".crt",
-			To:   filepath.Join(EtcdMemberDir(m), "ca.crt"),
-		})
+		p.Copies = append(p.Copies,
+			CopySpec{From: string(EtcdCA) + ".crt", To: filepath.Join(EtcdMemberDir(m), "ca.crt")},
+			CopySpec{From: string(ClusterCA) + ".crt", To: filepath.Join(EtcdMemberDir(m), EtcdOTLPCA)},
+		)
 	}
 	p.Certs = append(p.Certs,
 		CertSpec{
@@ -205,21 +230,14 @@ func NewPlan(o Options) (Plan, error) {
 		clientCert("admin", AdminUser, MastersGroup),
 		clientCert("controller-manager", ControllerManagerUser),
 		clientCert("scheduler", SchedulerUser),
-		CertSpec{
-			Name: filepath.Join(SchedulerServingDir, "serving"), Signer: ClusterCA, CommonName: "kube-scheduler",
-			DNSNames: SchedulerDNSNames, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, Usage: ServerAuth,
-		},
+		servingCert(filepath.Join(SchedulerServingDir, "serving"), "kube-scheduler", SchedulerDNSNames),
 		clientCert("apiserver-kubelet-client", APIServerKubeletClientUser),
-		CertSpec{
-			Name: filepath.Join(WatchcacheDir, "serving"), Signer: ClusterCA, CommonName: "watchcache",
-			DNSNames: WatchcacheDNSNames, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, Usage: ServerAuth,
-		},
+		servingCert(filepath.Join(WatchcacheDir, "serving"), "watchcache", WatchcacheDNSNames),
 		clientCert(filepath.Join(WatchcacheDir, "client"), WatchcacheUser, MastersGroup),
-		CertSpec{
-			Name: filepath.Join(NATSDir, "server"), Signer: ClusterCA, CommonName: "nats",
-			DNSNames: NATSDNSNames, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, Usage: ServerAuth,
-		},
+		servingCert(filepath.Join(NATSDir, "server"), "nats", NATSDNSNames),
 		clientCert("apiserver-nats-client", APIServerNATSClientUser),
+		servingCert(filepath.Join(RegistryDir, "server"), "registry", RegistryDNSNames),
+		servingCert(filepath.Join(JaegerDir, "server"), "jaeger", JaegerDNSNames),
 	)
 	p.Copies = append(p.Copies, CopySpec{
 		From: string(ClusterCA) + ".crt",
@@ -264,6 +282,15 @@ func etcdMemberCerts(member string) []CertSpec {
 		}
 	}
 	return []CertSpec{spec("server"), spec("peer")}
+}
+
+// servingCert is a cluster-CA serving certificate for names and loopback's
+// address.
+func servingCert(name, commonName string, names []string) CertSpec {
+	return CertSpec{
+		Name: name, Signer: ClusterCA, CommonName: commonName,
+		DNSNames: names, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, Usage: ServerAuth,
+	}
 }
 
 func clientCert(name, user string, groups ...string) CertSpec {
