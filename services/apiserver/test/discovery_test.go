@@ -15,6 +15,7 @@ func TestAggregatedDiscoveryAsKubectlAsksForIt(t *testing.T) {
 		Resource     string
 		ResponseKind struct{ Group, Version, Kind string }
 		Scope        string
+		Verbs        []string
 		ShortNames   []string
 		Categories   []string
 		Subresources []struct {
@@ -81,6 +82,15 @@ func TestAggregatedDiscoveryAsKubectlAsksForIt(t *testing.T) {
 	}
 	if _, ok := named["rbac.authorization.k8s.io/clusterroles"]; !ok || len(core) == 0 || named["/pods"].Resource != "" {
 		t.Errorf("/apis holds %d resources, /api %d", len(named), len(core))
+	}
+	// The review resources are questions answered on create: listed with
+	// that verb alone, in their groups, as `kubectl api-resources` shows.
+	for _, name := range []string{"authentication.k8s.io/selfsubjectreviews", "authentication.k8s.io/tokenreviews",
+		"authorization.k8s.io/selfsubjectaccessreviews", "authorization.k8s.io/selfsubjectrulesreviews", "authorization.k8s.io/subjectaccessreviews"} {
+		r, ok := named[name]
+		if !ok || r.Scope != "Cluster" || len(r.Verbs) != 1 || r.Verbs[0] != "create" {
+			t.Errorf("%s: %+v (listed: %v)", name, r, ok)
+		}
 	}
 	// Without the aggregated media type the legacy document answers.
 	if code, legacy, _ := c.do("GET", "/api", "", nil); code != 200 || legacy["kind"] != "APIVersions" {

@@ -231,6 +231,15 @@ func TestDiscoveryVersionAndHealth(t *testing.T) {
 	if code != 200 || !strings.Contains(fmt.Sprint(groups["groups"]), "apps/v1") {
 		t.Fatalf("/apis: %d %v", code, groups)
 	}
+	for _, gv := range []string{"authentication.k8s.io/v1", "authorization.k8s.io/v1"} {
+		if !strings.Contains(fmt.Sprint(groups["groups"]), "groupVersion:"+gv) {
+			t.Errorf("/apis lacks %s: %v", gv, groups["groups"])
+		}
+	}
+	code, authz, _ := c.do("GET", "/apis/authorization.k8s.io/v1", "", nil)
+	if code != 200 || authz["kind"] != "APIResourceList" || !strings.Contains(fmt.Sprint(authz["resources"]), "name:selfsubjectaccessreviews") {
+		t.Fatalf("/apis/authorization.k8s.io/v1: %d %v", code, authz)
+	}
 	if code, v, _ := c.do("GET", "/version", "", nil); code != 200 || v["major"] != "1" {
 		t.Fatalf("/version: %d %v", code, v)
 	}

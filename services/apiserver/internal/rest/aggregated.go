@@ -5,8 +5,6 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-
-	"podline.dev/proto/apis"
 )
 
 // Aggregated discovery (apidiscovery.k8s.io/v2): /api and /apis answer
@@ -62,10 +60,10 @@ type discoveryGroupList struct {
 
 // aggregatedGroup turns a group's legacy resource list into its
 // aggregated entry: "pods/status" becomes a subresource of pods.
-func aggregatedGroup(g apis.Group) discoveryGroup {
+func aggregatedGroup(g servedGroup) discoveryGroup {
 	v := discoveryVersion{Version: g.Version, Resources: []discoveryResource{}, Freshness: "Current"}
 	index := map[string]int{}
-	for _, res := range resourceList(g).Resources {
+	for _, res := range g.Resources {
 		scope := "Cluster"
 		if res.Namespaced {
 			scope = "Namespaced"
@@ -96,10 +94,10 @@ func aggregatedGroup(g apis.Group) discoveryGroup {
 }
 
 // aggregatedDocuments are the answers of /api (core) and /apis (the rest).
-func aggregatedDocuments() (legacy, named []byte, err error) {
+func aggregatedDocuments(served []servedGroup) (legacy, named []byte, err error) {
 	core := discoveryGroupList{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2", Items: []discoveryGroup{}}
 	groups := core
-	for _, g := range apis.Groups {
+	for _, g := range served {
 		if g.Name == "" {
 			core.Items = append(core.Items, aggregatedGroup(g))
 		} else {

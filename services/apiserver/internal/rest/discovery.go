@@ -43,26 +43,74 @@ type apiResourceList struct {
 
 var resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
-func resourceList(g apis.Group) apiResourceList {
-	l := apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: g.GroupVersion(), Resources: []apiResource{}}
+// servedGroup is one group-version as discovery tells of it.
+type servedGroup struct {
+	Name, Version string
+	Resources     []apiResource
+}
+
+func (g servedGroup) groupVersion() string {
+	if g.Name == "" {
+		return g.Version
+	}
+	return g.Name + "/" + g.Version
+}
+
+func (g servedGroup) pathPrefix() string {
+	if g.Name == "" {
+		return "/api/" + g.Version
+	}
+	return "/apis/" + g.Name + "/" + g.Version
+}
+
+// reviewGroups are the groups whose resources are questions, not stored
+// objects: each is created and answered in the same request (the server
+// package serves them by hand), so their only verb is create, as in
+// Kubernetes. Without them here, `kubectl api-resources` would not list
+// them and clients that check discovery first would not find them.
+var reviewGroups = []servedGroup{
+	{Name: "authentication.k8s.io", Version: "v1", Resources: []apiResource{
+		{Name: "selfsubjectreviews", SingularName: "selfsubjectreview", Kind: "SelfSubjectReview", Verbs: []string{"create"}},
+		{Name: "tokenreviews", SingularName: "tokenreview", Kind: "TokenReview", Verbs: []string{"create"}},
+	}},
+	{Name: "authorization.k8s.io", Version: "v1", Resources: []apiResource{
+		{Name: "selfsubjectaccessreviews", SingularName: "selfsubjectaccessreview", Kind: "SelfSubjectAccessReview", Verbs: []string{"create"}},
+		{Name: "selfsubjectrulesreviews", SingularName: "selfsubjectrulesreview", Kind: "SelfSubjectRulesReview", Verbs: []string{"create"}},
+		{Name: "subjectaccessreviews", SingularName: "subjectaccessreview", Kind: "SubjectAccessReview", Verbs: []string{"create"}},
+	}},
+}
+
+// servedGroups are every group-version discovery lists: the stored groups
+// of proto/apis in their order, then the review groups.
+func servedGroups() []servedGroup {
+	var out []servedGroup
+	for _, g := range apis.Groups {
+		out = append(out, servedGroup{Name: g.Name, Version: g.Version, Resources: storedResources(g)})
+	}
+	return append(out, reviewGroups...)
+}
+
+// storedResources are a stored group's resources and their subresources.
+func storedResources(g apis.Group) []apiResource {
+	out := []apiResource{}
 	for _, r := range apis.InGroup(g) {
-		l.Resources = append(l.Resources, apiResource{
+		out = append(out, apiResource{
 			Name: r.Name, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
 			Verbs: resourceVerbs, ShortNames: r.ShortNames, Categories: r.Categories,
 		})
 		if r.Status {
-			l.Resources = append(l.Resources, apiResource{Name: r.Name + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: []string{"get", "patch", "update"}})
+			out = append(out, apiResource{Name: r.Name + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: []string{"get", "patch", "update"}})
 		}
 		if r.Scale {
 			// The scale subresource's kind is autoscaling/v1 Scale, which
 			// kubectl scale finds here.
-			l.Resources = append(l.Resources, apiResource{Name: r.Name + "/scale", Namespaced: r.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
+			out = append(out, apiResource{Name: r.Name + "/scale", Namespaced: r.Namespaced, Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 		}
 		for _, a := range r.Actions {
-			l.Resources = append(l.Resources, apiResource{Name: r.Name + "/" + a.Name, Namespaced: r.Namespaced, Kind: a.Kind, Verbs: []string{"create"}})
+			out = append(out, apiResource{Name: r.Name + "/" + a.Name, Namespaced: r.Namespaced, Kind: a.Kind, Verbs: []string{"create"}})
 		}
 	}
-	return l
+	return out
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -73,7 +121,8 @@ func writeJSON(w http.ResponseWriter, v any) {
 // registerDiscovery mounts the discovery documents, legacy and aggregated,
 // and /version on mux.
 func registerDiscovery(mux *http.ServeMux) error {
-	aggregatedCore, aggregatedGroups, err := aggregatedDocuments()
+	served := servedGroups()
+	aggregatedCore, aggregatedGroups, err := aggregatedDocuments(served)
 	if err != nil {
 		return err
 	}
@@ -93,20 +142,20 @@ func registerDiscovery(mux *http.ServeMux) error {
 			return
 		}
 		groups := []apiGroup{}
-		for _, g := range apis.Groups {
+		for _, g := range served {
 			if g.Name == "" {
 				continue
 			}
-			gv := groupVersionForDiscovery{GroupVersion: g.GroupVersion(), Version: g.Version}
+			gv := groupVersionForDiscovery{GroupVersion: g.groupVersion(), Version: g.Version}
 			groups = append(groups, apiGroup{Name: g.Name, Versions: []groupVersionForDiscovery{gv}, PreferredVersion: gv})
 		}
 		writeJSON(w, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 	})
-	for _, g := range apis.Groups {
-		list := resourceList(g)
-		mux.HandleFunc("GET "+g.PathPrefix(), func(w http.ResponseWriter, r *http.Request) { writeJSON(w, list) })
+	for _, g := range served {
+		list := apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: g.groupVersion(), Resources: g.Resources}
+		mux.HandleFunc("GET "+g.pathPrefix(), func(w http.ResponseWriter, r *http.Request) { writeJSON(w, list) })
 		if g.Name != "" {
-			gv := groupVersionForDiscovery{GroupVersion: g.GroupVersion(), Version: g.Version}
+			gv := groupVersionForDiscovery{GroupVersion: g.groupVersion(), Version: g.Version}
 			group := apiGroup{Name: g.Name, Versions: []groupVersionForDiscovery{gv}, PreferredVersion: gv}
 			mux.HandleFunc("GET /apis/"+g.Name, func(w http.ResponseWriter, r *http.Request) {
 				writeJSON(w, map[string]any{"kind": "APIGroup", "apiVersion": "v1", "name": group.Name, "versions": group.Versions, "preferredVersion": group.PreferredVersion})
