@@ -25,6 +25,7 @@ type authFlags struct {
 	authorizations string
 	auditLogPath   string
 	auditPolicy    string
+	auditRotation  audit.Rotation
 }
 
 func (f *authFlags) bind(fs *flag.FlagSet) {
@@ -35,6 +36,9 @@ func (f *authFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.saIssuer, "service-account-issuer", authn.DefaultIssuer, "iss of ServiceAccount tokens")
 	fs.StringVar(&f.apiAudiences, "api-audiences", "", "comma-separated audiences a ServiceAccount token must carry one of (default: the issuer)")
 	fs.StringVar(&f.auditLogPath, "audit-log-path", "", "append the audit log (JSON lines) to this file; \"-\" is standard output; empty disables it")
+	fs.IntVar(&f.auditRotation.MaxSizeMB, "audit-log-maxsize", 0, "megabytes the audit log file grows to before it is rotated (0: never)")
+	fs.IntVar(&f.auditRotation.MaxBackups, "audit-log-maxbackup", 0, "rotated audit log files kept (0: all)")
+	fs.IntVar(&f.auditRotation.MaxAgeDays, "audit-log-maxage", 0, "days a rotated audit log file is kept (0: no limit)")
 	fs.StringVar(&f.auditPolicy, "audit-policy-file", "", "audit.k8s.io/v1 Policy (None/Metadata/Request/RequestResponse rules); without it every request is logged at Metadata")
 	fs.StringVar(&f.authorizations, "authorization-mode", server.ModeAlwaysAllow, "comma-separated authorizers in order: Node, RBAC, AlwaysAllow (system:masters is always allowed)")
 }
@@ -89,7 +93,13 @@ func (f *authFlags) auditLogger() (*audit.Logger, io.Closer, error) {
 			return nil, nil, err
 		}
 	}
-	return audit.Open(f.auditLogPath, policy)
+	if f.auditRotation.MaxSizeMB < 0 || f.auditRotation.MaxBackups < 0 || f.auditRotation.MaxAgeDays < 0 {
+		return nil, nil, fmt.Errorf("--audit-log-maxsize, --audit-log-maxbackup and --audit-log-maxage cannot be negative")
+	}
+	if f.auditLogPath == "-" && f.auditRotation != (audit.Rotation{}) {
+		return nil, nil, fmt.Errorf("--audit-log-maxsize, --audit-log-maxbackup and --audit-log-maxage need a file as --audit-log-path, not standard output")
+	}
+	return audit.Open(f.auditLogPath, policy, f.auditRotation)
 }
 
 func split(s string) []string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"podline.dev/services/apiserver/internal/audit"
@@ -56,4 +57,23 @@ func TestComposeAuditPolicy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Rotation applies to a file: asked of standard output, or negative, the
+// apiserver refuses to start rather than ignore it.
+func TestAuditRotationFlags(t *testing.T) {
+	for name, f := range map[string]authFlags{
+		"standard output": {auditLogPath: "-", auditRotation: audit.Rotation{MaxSizeMB: 100}},
+		"negative size":   {auditLogPath: t.TempDir() + "/audit.log", auditRotation: audit.Rotation{MaxSizeMB: -1}},
+	} {
+		if _, _, err := f.auditLogger(); err == nil || !strings.Contains(err.Error(), "--audit-log-max") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	f := authFlags{auditLogPath: t.TempDir() + "/audit.log", auditRotation: audit.Rotation{MaxSizeMB: 1, MaxBackups: 3}}
+	_, closer, err := f.auditLogger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	closer.Close()
 }

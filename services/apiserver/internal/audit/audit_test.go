@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +149,59 @@ func TestLoggerNamesTheImpersonator(t *testing.T) {
 	}
 	if ev.User.Username != "kubernetes-admin" || ev.ImpersonatedUser == nil || ev.ImpersonatedUser.Username != "alice" {
 		t.Fatalf("user %+v, impersonated %+v", ev.User, ev.ImpersonatedUser)
+	}
+}
+
+// With --audit-log-maxsize the file is rotated at that size and only
+// --audit-log-maxbackup rotated files are kept; every file holds whole
+// JSON lines. Without it the one file grows.
+func TestOpenRotatesAtMaxSize(t *testing.T) {
+	write := func(t *testing.T, rot Rotation) (dir string, files []string) {
+		dir = t.TempDir()
+		l, closer, err := Open(filepath.Join(dir, "audit.log"), &Policy{Rules: []Rule{{Level: LevelRequest}}}, rot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// About 3.5 MB of events: pods with a 1 KiB annotation each.
+		a := authz.Attributes{User: &request.User{Name: "alice"}, Verb: "create", ResourceRequest: true, Resource: "pods", Namespace: "default"}
+		req := &corev1.PodWriteRequest{Namespace: "default", Object: &corev1.Pod{Metadata: &metav1.ObjectMeta{
+			Name: "web", Annotations: map[string]string{"note": strings.Repeat("x", 1024)}}}}
+		for range 3000 {
+			l.Start(context.Background(), a, Meta{}, req).Complete(ResponseStatus{Code: 201}, nil)
+		}
+		if err := closer.Close(); err != nil {
+			t.Fatal(err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			files = append(files, e.Name())
+		}
+		return dir, files
+	}
+	dir, files := write(t, Rotation{MaxSizeMB: 1, MaxBackups: 2})
+	if len(files) != 3 || !slices.Contains(files, "audit.log") {
+		t.Fatalf("files %q, want audit.log and 2 rotated ones", files)
+	}
+	for _, name := range files {
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Size() > 1<<20 {
+			t.Errorf("%s is %d bytes, over 1 MiB", name, info.Size())
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+			var ev Event
+			if err := json.Unmarshal([]byte(line), &ev); err != nil {
+				t.Fatalf("%s line %d: %v", name, i+1, err)
+			}
+		}
+	}
+	if _, files := write(t, Rotation{}); len(files) != 1 {
+		t.Fatalf("without a max size: files %q", files)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"gopkg.in/natefinch/lumberjack.v2"
 
 	"podline.dev/pkg/k8sjson"
 	"podline.dev/services/apiserver/internal/authz"
@@ -32,8 +33,22 @@ func NewLogger(w io.Writer, p *Policy) *Logger {
 	return &Logger{policy: p, now: time.Now, w: w}
 }
 
-// Open appends to the file at path ("-": standard output).
-func Open(path string, p *Policy) (*Logger, io.Closer, error) {
+// Rotation bounds a log file, as kube-apiserver's --audit-log-maxsize,
+// --audit-log-maxbackup and --audit-log-maxage do. Without MaxSizeMB the
+// file is never rotated.
+type Rotation struct {
+	// MaxSizeMB is the size, in megabytes, at which the file is renamed
+	// with its rotation time (audit-<time>.log) and a new one begun.
+	MaxSizeMB int
+	// MaxBackups is how many renamed files are kept (0: all).
+	MaxBackups int
+	// MaxAgeDays removes renamed files older than this (0: none).
+	MaxAgeDays int
+}
+
+// Open appends to the file at path ("-": standard output), rotated as rot
+// says.
+func Open(path string, p *Policy, rot Rotation) (*Logger, io.Closer, error) {
 	if path == "-" {
 		return NewLogger(os.Stdout, p), io.NopCloser(nil), nil
 	}
@@ -41,7 +56,16 @@ func Open(path string, p *Policy) (*Logger, io.Closer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return NewLogger(f, p), f, nil
+	if rot.MaxSizeMB == 0 {
+		return NewLogger(f, p), f, nil
+	}
+	// The file is opened above to fail at start on a bad path; the rotating
+	// writer reopens it on the first event.
+	if err := f.Close(); err != nil {
+		return nil, nil, err
+	}
+	w := &lumberjack.Logger{Filename: path, MaxSize: rot.MaxSizeMB, MaxBackups: rot.MaxBackups, MaxAge: rot.MaxAgeDays}
+	return NewLogger(w, p), w, nil
 }
 
 // Meta is what the transport knows about a request.
