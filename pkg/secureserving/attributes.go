@@ -19,7 +19,12 @@ const (
 // User is who a request is.
 type User struct {
 	Name   string
+	UID    string
 	Groups []string
+	// Extra is what the authenticator knows besides (a ServiceAccount
+	// token's Pod and Node); it travels on to the authorizer, whose
+	// answer may depend on it.
+	Extra map[string][]string
 }
 
 // Attributes are what is authorized: a verb on a resource (Resource set)

@@ -3,6 +3,7 @@ package secureserving
 import (
 	"context"
 	"crypto/sha256"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -84,9 +85,17 @@ func NewCachedAuthorizer(next Authorizer, clk clock.Clock, allowedTTL, deniedTTL
 	return &CachedAuthorizer{next: next, allowedTTL: allowedTTL, deniedTTL: deniedTTL, cache: newTTLCache[string, Decision](clk)}
 }
 
+// attributesKey is everything a decision may depend on, the user's uid and
+// extra included (two tokens of one account bound to different Pods are
+// different users to an authorizer that reads them).
 func attributesKey(a Attributes) string {
-	return strings.Join([]string{a.User.Name, strings.Join(a.User.Groups, ","), a.Verb, a.Group, a.Resource,
-		a.Subresource, a.Name, a.Namespace, a.FieldSelector, a.LabelSelector, a.Path}, "\x00")
+	extra := make([]string, 0, len(a.User.Extra))
+	for k, v := range a.User.Extra {
+		extra = append(extra, k+"="+strings.Join(v, ","))
+	}
+	slices.Sort(extra)
+	return strings.Join([]string{a.User.Name, a.User.UID, strings.Join(a.User.Groups, ","), strings.Join(extra, ";"),
+		a.Verb, a.Group, a.Resource, a.Subresource, a.Name, a.Namespace, a.FieldSelector, a.LabelSelector, a.Path}, "\x00")
 }
 
 // Authorize answers from the cache while the decision is fresh.

@@ -100,3 +100,25 @@ func TestCachedTokenAuthenticatorKeepsAnswersEitherWay(t *testing.T) {
 		t.Errorf("asked %d, want every failed question asked again", s.asked)
 	}
 }
+
+// One account's tokens bound to different Pods are different users to an
+// authorizer that reads extra: their decisions are kept apart. The order
+// of extra's keys does not matter.
+func TestCachedAuthorizerKeysByUIDAndExtra(t *testing.T) {
+	user := func(uid string, extra ...string) Attributes {
+		u := User{Name: "system:serviceaccount:default:web", UID: uid, Extra: map[string][]string{}}
+		for i := 0; i+1 < len(extra); i += 2 {
+			u.Extra[extra[i]] = []string{extra[i+1]}
+		}
+		return Attributes{User: u, Verb: "get", Path: "/metrics"}
+	}
+	a := attributesKey(user("u1", "pod-name", "web-0", "node-name", "n1"))
+	if b := attributesKey(user("u1", "node-name", "n1", "pod-name", "web-0")); a != b {
+		t.Error("the order of extra changed the key")
+	}
+	for _, other := range []Attributes{user("u2", "pod-name", "web-0", "node-name", "n1"), user("u1", "pod-name", "web-1", "node-name", "n1"), user("u1")} {
+		if attributesKey(other) == a {
+			t.Errorf("%+v shares the key of another user", other.User)
+		}
+	}
+}

@@ -96,7 +96,9 @@ type (
 	}
 	reviewSpec struct {
 		User                  string                 `json:"user,omitempty"`
+		UID                   string                 `json:"uid,omitempty"`
 		Groups                []string               `json:"groups,omitempty"`
+		Extra                 map[string][]string    `json:"extra,omitempty"`
 		ResourceAttributes    *resourceAttributes    `json:"resourceAttributes,omitempty"`
 		NonResourceAttributes *nonResourceAttributes `json:"nonResourceAttributes,omitempty"`
 	}
@@ -127,7 +129,7 @@ type (
 
 func accessReviewOf(a Attributes) accessReview {
 	r := accessReview{APIVersion: "authorization.k8s.io/v1", Kind: "SubjectAccessReview",
-		Spec: reviewSpec{User: a.User.Name, Groups: a.User.Groups}}
+		Spec: reviewSpec{User: a.User.Name, UID: a.User.UID, Groups: a.User.Groups, Extra: a.User.Extra}}
 	if a.Resource == "" {
 		r.Spec.NonResourceAttributes = &nonResourceAttributes{Path: a.Path, Verb: a.Verb}
 		return r
@@ -187,8 +189,10 @@ type tokenReview struct {
 	Status struct {
 		Authenticated bool `json:"authenticated"`
 		User          struct {
-			Username string   `json:"username"`
-			Groups   []string `json:"groups"`
+			Username string              `json:"username"`
+			UID      string              `json:"uid"`
+			Groups   []string            `json:"groups"`
+			Extra    map[string][]string `json:"extra"`
 		} `json:"user"`
 		Error string `json:"error"`
 	} `json:"status"`
@@ -207,5 +211,5 @@ func (r *TokenReviews) AuthenticateToken(ctx context.Context, token string) (Use
 	if !st.Authenticated || st.User.Username == "" {
 		return User{}, false, nil
 	}
-	return User{Name: st.User.Username, Groups: st.User.Groups}, true, nil
+	return User{Name: st.User.Username, UID: st.User.UID, Groups: st.User.Groups, Extra: st.User.Extra}, true, nil
 }

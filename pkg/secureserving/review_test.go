@@ -3,6 +3,7 @@ package secureserving
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -27,6 +28,8 @@ func TestSubjectAccessReviewsPostKubernetesReviews(t *testing.T) {
 	defer srv.Close()
 	z := NewSubjectAccessReviews(srv.URL, srv.Client())
 	watch := Attributes{User: User{Name: "system:node:n1", Groups: []string{"system:nodes"}}, Verb: "watch", Resource: "pods", FieldSelector: "spec.nodeName=n1"}
+	sa := User{Name: "system:serviceaccount:default:web", UID: "u-1", Groups: []string{"system:serviceaccounts"},
+		Extra: map[string][]string{"authentication.kubernetes.io/pod-name": {"web-0"}}}
 	d, err := z.Authorize(context.Background(), watch)
 	if err != nil || d.Allowed || d.Reason != "no RBAC policy matched" {
 		t.Fatalf("%+v %v", d, err)
@@ -38,10 +41,14 @@ func TestSubjectAccessReviewsPostKubernetesReviews(t *testing.T) {
 		ra["resource"] != "pods" || fs["rawSelector"] != "spec.nodeName=n1" {
 		t.Errorf("sent %v", got)
 	}
-	if _, err := z.Authorize(context.Background(), Attributes{User: User{Name: "jane"}, Verb: "get", Path: "/metrics"}); err != nil {
+	if _, err := z.Authorize(context.Background(), Attributes{User: sa, Verb: "get", Path: "/metrics"}); err != nil {
 		t.Fatal(err)
 	}
 	spec, _ = got["spec"].(map[string]any)
+	extra, _ := spec["extra"].(map[string]any)
+	if spec["uid"] != "u-1" || fmt.Sprint(extra["authentication.kubernetes.io/pod-name"]) != "[web-0]" {
+		t.Errorf("the user's uid and extra were not sent: %v", spec)
+	}
 	nra, _ := spec["nonResourceAttributes"].(map[string]any)
 	if nra["path"] != "/metrics" || nra["verb"] != "get" || spec["resourceAttributes"] != nil {
 		t.Errorf("sent %v", got)

@@ -145,3 +145,25 @@ func TestSecurePortAuthenticatesAndAuthorizesByTheApiserver(t *testing.T) {
 		})
 	}
 }
+
+// A TokenReview answered by the real apiserver gives the token's user with
+// its uid (the ServiceAccount's), which the component then sends on in its
+// SubjectAccessReviews.
+func TestTokenReviewsNameTheUserWithItsUID(t *testing.T) {
+	api := apiservertest.StartSecure(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sa, err := client.For[*corev1.ServiceAccount](api.Conn).Get(ctx, "default", "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := sa.GetMetadata().GetUid()
+	reviews := secureserving.NewTokenReviews(api.URL, api.HTTPClientWith(t, api.Credentials(t, "root", "system:masters")))
+	u, ok, err := reviews.AuthenticateToken(ctx, api.ServiceAccountToken(t, "default", "default", uid, time.Hour))
+	if err != nil || !ok {
+		t.Fatalf("authenticated %v: %v", ok, err)
+	}
+	if u.Name != "system:serviceaccount:default:default" || u.UID != uid {
+		t.Fatalf("user %+v, want the default account with uid %s", u, uid)
+	}
+}
