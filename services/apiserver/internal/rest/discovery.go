@@ -45,22 +45,8 @@ var resourceVerbs = []string{"create", "delete", "deletecollection", "get", "lis
 
 // servedGroup is one group-version as discovery tells of it.
 type servedGroup struct {
-	Name, Version string
-	Resources     []apiResource
-}
-
-func (g servedGroup) groupVersion() string {
-	if g.Name == "" {
-		return g.Version
-	}
-	return g.Name + "/" + g.Version
-}
-
-func (g servedGroup) pathPrefix() string {
-	if g.Name == "" {
-		return "/api/" + g.Version
-	}
-	return "/apis/" + g.Name + "/" + g.Version
+	apis.Group
+	Resources []apiResource
 }
 
 // reviewGroups are the groups whose resources are questions, not stored
@@ -69,11 +55,11 @@ func (g servedGroup) pathPrefix() string {
 // Kubernetes. Without them here, `kubectl api-resources` would not list
 // them and clients that check discovery first would not find them.
 var reviewGroups = []servedGroup{
-	{Name: "authentication.k8s.io", Version: "v1", Resources: []apiResource{
+	{Group: apis.Group{Name: "authentication.k8s.io", Version: "v1"}, Resources: []apiResource{
 		{Name: "selfsubjectreviews", SingularName: "selfsubjectreview", Kind: "SelfSubjectReview", Verbs: []string{"create"}},
 		{Name: "tokenreviews", SingularName: "tokenreview", Kind: "TokenReview", Verbs: []string{"create"}},
 	}},
-	{Name: "authorization.k8s.io", Version: "v1", Resources: []apiResource{
+	{Group: apis.Group{Name: "authorization.k8s.io", Version: "v1"}, Resources: []apiResource{
 		{Name: "selfsubjectaccessreviews", SingularName: "selfsubjectaccessreview", Kind: "SelfSubjectAccessReview", Verbs: []string{"create"}},
 		{Name: "selfsubjectrulesreviews", SingularName: "selfsubjectrulesreview", Kind: "SelfSubjectRulesReview", Verbs: []string{"create"}},
 		{Name: "subjectaccessreviews", SingularName: "subjectaccessreview", Kind: "SubjectAccessReview", Verbs: []string{"create"}},
@@ -85,7 +71,7 @@ var reviewGroups = []servedGroup{
 func servedGroups() []servedGroup {
 	var out []servedGroup
 	for _, g := range apis.Groups {
-		out = append(out, servedGroup{Name: g.Name, Version: g.Version, Resources: storedResources(g)})
+		out = append(out, servedGroup{Group: g, Resources: storedResources(g)})
 	}
 	return append(out, reviewGroups...)
 }
@@ -146,16 +132,16 @@ func registerDiscovery(mux *http.ServeMux) error {
 			if g.Name == "" {
 				continue
 			}
-			gv := groupVersionForDiscovery{GroupVersion: g.groupVersion(), Version: g.Version}
+			gv := groupVersionForDiscovery{GroupVersion: g.GroupVersion(), Version: g.Version}
 			groups = append(groups, apiGroup{Name: g.Name, Versions: []groupVersionForDiscovery{gv}, PreferredVersion: gv})
 		}
 		writeJSON(w, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 	})
 	for _, g := range served {
-		list := apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: g.groupVersion(), Resources: g.Resources}
-		mux.HandleFunc("GET "+g.pathPrefix(), func(w http.ResponseWriter, r *http.Request) { writeJSON(w, list) })
+		list := apiResourceList{Kind: "APIResourceList", APIVersion: "v1", GroupVersion: g.GroupVersion(), Resources: g.Resources}
+		mux.HandleFunc("GET "+g.PathPrefix(), func(w http.ResponseWriter, r *http.Request) { writeJSON(w, list) })
 		if g.Name != "" {
-			gv := groupVersionForDiscovery{GroupVersion: g.groupVersion(), Version: g.Version}
+			gv := groupVersionForDiscovery{GroupVersion: g.GroupVersion(), Version: g.Version}
 			group := apiGroup{Name: g.Name, Versions: []groupVersionForDiscovery{gv}, PreferredVersion: gv}
 			mux.HandleFunc("GET /apis/"+g.Name, func(w http.ResponseWriter, r *http.Request) {
 				writeJSON(w, map[string]any{"kind": "APIGroup", "apiVersion": "v1", "name": group.Name, "versions": group.Versions, "preferredVersion": group.PreferredVersion})
