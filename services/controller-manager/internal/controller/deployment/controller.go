@@ -92,33 +92,12 @@ func (dc *Controller) Run(ctx context.Context, workers int) error {
 // ------------------------------------------------------------ handlers
 
 func (dc *Controller) resolve(namespace string, ref *metav1.OwnerReference) *appsv1.Deployment {
-	if ref == nil || ref.GetKind() != "Deployment" {
-		return nil
-	}
-	d, err := dc.dLister.Get(namespace, ref.GetName())
-	if err != nil || d.GetMetadata().GetUid() != ref.GetUid() {
-		return nil
-	}
-	return d
+	return controller.ResolveControllerRef(dc.dLister, namespace, ref)
 }
 
 // deploymentsFor lists the deployments whose selector matches an orphan rs.
 func (dc *Controller) deploymentsFor(rs *appsv1.ReplicaSet) []*appsv1.Deployment {
-	ds, err := dc.dLister.Namespace(rs.GetMetadata().GetNamespace()).List(nil)
-	if err != nil {
-		return nil
-	}
-	var out []*appsv1.Deployment
-	for _, d := range ds {
-		sel, err := labels.FromLabelSelector(d.GetSpec().GetSelector())
-		if err != nil || sel.Empty() {
-			continue
-		}
-		if sel.Matches(rs.GetMetadata().GetLabels()) {
-			out = append(out, d)
-		}
-	}
-	return out
+	return controller.SelectingOwners(dc.dLister, func(d *appsv1.Deployment) *metav1.LabelSelector { return d.GetSpec().GetSelector() }, rs)
 }
 
 func (dc *Controller) addReplicaSet(o object.Object) {

@@ -118,33 +118,12 @@ func (rc *Controller) deleteReplicaSet(o object.Object) {
 
 // resolve is the ReplicaSet a controllerRef names, if it is the one in the cache.
 func (rc *Controller) resolve(namespace string, ref *metav1.OwnerReference) *appsv1.ReplicaSet {
-	if ref == nil || ref.GetKind() != "ReplicaSet" {
-		return nil
-	}
-	rs, err := rc.rsLister.Get(namespace, ref.GetName())
-	if err != nil || rs.GetMetadata().GetUid() != ref.GetUid() {
-		return nil
-	}
-	return rs
+	return controller.ResolveControllerRef(rc.rsLister, namespace, ref)
 }
 
 // replicaSetsFor lists the ReplicaSets whose selector matches an orphan pod.
 func (rc *Controller) replicaSetsFor(pod *corev1.Pod) []*appsv1.ReplicaSet {
-	rss, err := rc.rsLister.Namespace(pod.GetMetadata().GetNamespace()).List(nil)
-	if err != nil {
-		return nil
-	}
-	var out []*appsv1.ReplicaSet
-	for _, rs := range rss {
-		sel, err := labels.FromLabelSelector(rs.GetSpec().GetSelector())
-		if err != nil || sel.Empty() {
-			continue
-		}
-		if sel.Matches(pod.GetMetadata().GetLabels()) {
-			out = append(out, rs)
-		}
-	}
-	return out
+	return controller.SelectingOwners(rc.rsLister, func(rs *appsv1.ReplicaSet) *metav1.LabelSelector { return rs.GetSpec().GetSelector() }, pod)
 }
 
 func (rc *Controller) addPod(o object.Object) {
