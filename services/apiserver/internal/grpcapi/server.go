@@ -8,7 +8,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
@@ -35,7 +34,6 @@ func Register(s grpc.ServiceRegistrar, regs []*registry.Registry) error {
 // handler is one resource's implementation of its service.
 type handler struct {
 	reg      *registry.Registry
-	service  protoreflect.ServiceDescriptor
 	msgs     grpcdyn.Messages
 	memo     grpcdyn.EventMemo // needs the server's grpcdyn.ServerCodec
 	writeReq map[string]protoreflect.MessageType
@@ -43,48 +41,22 @@ type handler struct {
 
 func serviceDesc(reg *registry.Registry) (*grpc.ServiceDesc, error) {
 	res := reg.Resource
-	name := protoreflect.FullName(res.Group.Proto + "." + res.Service())
-	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
-	if err != nil {
-		return nil, fmt.Errorf("grpcapi: service %s: %w", name, err)
-	}
-	sd, ok := d.(protoreflect.ServiceDescriptor)
-	if !ok {
-		return nil, fmt.Errorf("grpcapi: %s is not a service", name)
-	}
-	h := &handler{reg: reg, service: sd, writeReq: map[string]protoreflect.MessageType{}}
+	h := &handler{reg: reg, writeReq: map[string]protoreflect.MessageType{}}
+	var err error
 	if h.msgs, err = grpcdyn.MessagesOf(res); err != nil {
 		return nil, err
 	}
-	desc := &grpc.ServiceDesc{ServiceName: string(name), HandlerType: (*any)(nil), Metadata: sd.ParentFile().Path()}
-	methods := sd.Methods()
-	for i := 0; i < methods.Len(); i++ {
-		m := methods.Get(i)
-		in, err := grpcdyn.FindMessage(string(m.Input().FullName()))
-		if err != nil {
-			return nil, err
+	unary := h.unaryCall
+	if res.Warning != "" {
+		unary = func(method string) (grpcdyn.UnaryFunc, error) {
+			call, err := h.unaryCall(method)
+			if err != nil {
+				return nil, err
+			}
+			return withWarning(call, res.Warning), nil
 		}
-		if m.IsStreamingServer() {
-			desc.Streams = append(desc.Streams, grpc.StreamDesc{
-				StreamName:    string(m.Name()),
-				ServerStreams: true,
-				Handler:       h.watchHandler(in),
-			})
-			continue
-		}
-		call, err := h.unaryCall(string(m.Name()))
-		if err != nil {
-			return nil, err
-		}
-		if res.Warning != "" {
-			call = withWarning(call, res.Warning)
-		}
-		desc.Methods = append(desc.Methods, grpc.MethodDesc{
-			MethodName: string(m.Name()),
-			Handler:    grpcdyn.UnaryHandler("/"+string(name)+"/"+string(m.Name()), in, call),
-		})
 	}
-	return desc, nil
+	return grpcdyn.ServiceDesc(res, unary, h.watchHandler)
 }
 
 // withWarning answers every call with warning, as Kubernetes warns on
@@ -151,7 +123,7 @@ func (h *handler) unaryCall(method string) (grpcdyn.UnaryFunc, error) {
 			return action(ctx, w.namespace, w.name, w.object, w.dryRun)
 		}, nil
 	}
-	return nil, fmt.Errorf("grpcapi: %s has no implementation for %s", h.service.FullName(), method)
+	return nil, fmt.Errorf("no implementation for %s", method)
 }
 
 func wrap(obj object.Object, err error) (proto.Message, error) {

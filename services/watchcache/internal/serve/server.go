@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"podline.dev/pkg/apierrors"
 	"podline.dev/pkg/client"
@@ -65,38 +63,18 @@ type handler struct {
 }
 
 func serviceDesc(r Resource, gate Gate) (*grpc.ServiceDesc, error) {
-	name := protoreflect.FullName(r.Res.Group.Proto + "." + r.Res.Service())
-	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
-	if err != nil {
-		return nil, fmt.Errorf("serve: service %s: %w", name, err)
-	}
-	sd, ok := d.(protoreflect.ServiceDescriptor)
-	if !ok {
-		return nil, fmt.Errorf("serve: %s is not a service", name)
-	}
 	h := &handler{Resource: r, gate: gate}
+	var err error
 	if h.msgs, err = grpcdyn.MessagesOf(r.Res); err != nil {
 		return nil, err
 	}
-	desc := &grpc.ServiceDesc{ServiceName: string(name), HandlerType: (*any)(nil), Metadata: sd.ParentFile().Path()}
-	methods := sd.Methods()
-	for i := 0; i < methods.Len(); i++ {
-		m := methods.Get(i)
-		in, err := grpcdyn.FindMessage(string(m.Input().FullName()))
-		if err != nil {
-			return nil, err
+	unary := func(method string) (grpcdyn.UnaryFunc, error) {
+		if method == "List" {
+			return h.listCall, nil
 		}
-		if m.IsStreamingServer() {
-			desc.Streams = append(desc.Streams, grpc.StreamDesc{StreamName: string(m.Name()), ServerStreams: true, Handler: h.watch})
-			continue
-		}
-		call := h.notServed(string(m.Name()))
-		if m.Name() == "List" {
-			call = h.listCall
-		}
-		desc.Methods = append(desc.Methods, grpc.MethodDesc{MethodName: string(m.Name()), Handler: grpcdyn.UnaryHandler("/"+string(name)+"/"+string(m.Name()), in, call)})
+		return h.notServed(method), nil
 	}
-	return desc, nil
+	return grpcdyn.ServiceDesc(r.Res, unary, func(protoreflect.MessageType) grpc.StreamHandler { return h.watch })
 }
 
 func (h *handler) gr() apierrors.GroupResource {
