@@ -8,9 +8,9 @@
 #                    and bin/kubelet when it exists)
 #   make push-demo   push the demo web image into the registry on
 #                    127.0.0.1:5000 (or, when none answers there, into the
-#                    registry volume through a temporary registry); nodes
-#                    pull it as registry.podline:5000/demo/web:1.0 (and :1.1,
-#                    the same image, for rollouts)
+#                    registry volume through a temporary registry), over
+#                    TLS; nodes pull it as registry.podline:5000/demo/web:1.0
+#                    (and :1.1, the same image, for rollouts)
 #   make node-smoke  run services/kubelet/node/smoke.sh against the images
 #
 # Images:
@@ -222,26 +222,35 @@ $(IMG_CACHE)/registry.ok: bin/registry $(IMG_CACHE)/bin/podline-probe
 # $(IMG_REGISTRY_VOLUME). When that registry answers on $(IMG_PUSH_ADDR) the
 # image is pushed to it; otherwise a temporary registry container on the same
 # volume takes the push and is removed afterwards, so the image is there when
-# compose's registry starts.
-push-demo: web-image registry-image
+# compose's registry starts. Both serve TLS only, with the serving pair of
+# `make certs` ($(CERTS_DIR)/registry), and the probe verifies it with the
+# cluster CA. `docker push` needs no CA: Docker takes 127.0.0.0/8 as an
+# insecure registry, which it reaches over TLS without verifying it.
+push-demo: certs web-image registry-image
 	@set -e; started=; \
-	up() { wget -q -T 2 -O /dev/null http://$(IMG_PUSH_ADDR)/v2/ 2>/dev/null || \
-		curl -fsS -m 2 -o /dev/null http://$(IMG_PUSH_ADDR)/v2/ 2>/dev/null; }; \
+	up() { curl -fsS -m 2 --cacert $(CURDIR)/$(CERTS_DIR)/ca.crt -o /dev/null \
+		https://$(IMG_PUSH_ADDR)/v2/ 2>/dev/null; }; \
 	if ! up; then \
 		echo "starting a temporary registry ($(IMG_REGISTRY_NAME)) on $(IMG_PUSH_ADDR)"; \
 		docker rm -f $(IMG_REGISTRY_NAME) >/dev/null 2>&1 || true; \
 		docker run -d --name $(IMG_REGISTRY_NAME) -p $(IMG_PUSH_ADDR):5000 \
-			-v $(IMG_REGISTRY_VOLUME):/var/lib/registry $(IMG_REGISTRY) >/dev/null; \
+			-v $(IMG_REGISTRY_VOLUME):/var/lib/registry \
+			-v $(CURDIR)/$(CERTS_DIR)/registry:/etc/distribution/pki:ro $(IMG_REGISTRY) >/dev/null; \
 		started=1; trap 'docker rm -f $(IMG_REGISTRY_NAME) >/dev/null' EXIT; \
 		for i in $$(seq 50); do up && break; sleep 0.2; done; \
+		up || { echo "the temporary registry does not answer on https://$(IMG_PUSH_ADDR)" >&2; \
+			docker logs --tail 20 $(IMG_REGISTRY_NAME) >&2; exit 1; }; \
 	fi; \
 	for tag in $(IMG_WEB_TAGS); do \
 		docker tag $(IMG_WEB) $(IMG_PUSH_ADDR)/demo/web:$$tag; \
-		docker push $(IMG_PUSH_ADDR)/demo/web:$$tag | tail -n 1; \
+		pushed=0; out=$$(docker push $(IMG_PUSH_ADDR)/demo/web:$$tag 2>&1) || pushed=$$?; \
 		docker rmi $(IMG_PUSH_ADDR)/demo/web:$$tag >/dev/null; \
+		if [ $$pushed != 0 ]; then echo "$$out" >&2; exit 1; fi; \
+		echo "$$out" | tail -n 1; \
 	done; \
 	if [ -n "$$started" ]; then echo "pushed into volume $(IMG_REGISTRY_VOLUME); temporary registry removed"; fi
 
 # The end-to-end check of the node image (a few minutes at most; cleans up).
-node-smoke: images
-	$(IMG_NODE_DIR)/smoke.sh
+# Its registry serves TLS with the pair of `make certs`.
+node-smoke: images certs
+	PKI_DIR=$(CURDIR)/$(CERTS_DIR) $(IMG_NODE_DIR)/smoke.sh

@@ -4,20 +4,25 @@
 # By hand, with nothing but docker and the images of `make images`, it does
 # what the kubelet will do for one pod:
 #   1. a user-defined network with the registry (podline/registry:3.1.2,
-#      network alias registry.podline) and the demo image pushed into it
+#      network alias registry.podline, TLS only with the serving pair
+#      $PKI_DIR/registry/server.{crt,key}) and the demo image pushed into it
 #      through a port published on 127.0.0.1;
 #   2. a node container (podline/node:dev) started with the PLATFORM.md
 #      settings: cap_add ALL, cap_drop SYS_RESOURCE, seccomp/apparmor/
 #      systempaths unconfined, /sys/fs/cgroup bind rw, a named volume at
-#      /var/lib/containerd, tmpfs at /run;
+#      /var/lib/containerd, tmpfs at /run, and the cluster CA
+#      ($PKI_DIR/ca.crt) at /etc/kubernetes/pki/ca.crt;
 #   3. inside it: check the preloaded podline/pause:3.10 and import it again
-#      from `docker save`, pull
-#      registry.podline:5000/demo/web:1.0 over plain HTTP (hosts.toml),
+#      from `docker save`, check that a pull without the CA is refused, pull
+#      registry.podline:5000/demo/web:1.0 over TLS verified with the CA
+#      (hosts.toml),
 #      create a network namespace, CNI ADD (loopback, then the podline
 #      bridge/host-local/portmap conflist) with cnitool, run pause and web in
 #      that namespace, and fetch http://<pod ip>:8080/ from the node;
 #   4. a shell inside the web container (busybox), and the portmap hostPort
 #      reached from the host at <node ip>:18080.
+# PKI_DIR is the directory of `make certs` (.podline/pki of the repository
+# by default; `make node-smoke` makes sure it is complete).
 # Everything it creates is named podline-smoke-<pid>-* and removed on exit,
 # also on failure or timeout (SMOKE_TIMEOUT seconds, 300 by default). Traffic
 # goes only to the containers and network namespace it creates.
@@ -33,6 +38,7 @@ PAUSE_IMAGE=${PAUSE_IMAGE:-podline/pause:3.10}
 WEB_IMAGE=${WEB_IMAGE:-registry.podline:5000/demo/web:1.0}
 REGISTRY_IMAGE=${REGISTRY_IMAGE:-podline/registry:3.1.2}
 POD_CIDR=${POD_CIDR:-10.244.1.0/24}
+PKI_DIR=${PKI_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)/.podline/pki}
 WEB_PORT=8080
 HOST_PORT=18080
 
@@ -101,18 +107,25 @@ start=$(date +%s)
 for image in "$NODE_IMAGE" "$PAUSE_IMAGE" "$WEB_IMAGE" "$REGISTRY_IMAGE"; do
 	docker image inspect "$image" >/dev/null 2>&1 || fail "image $image is missing: run make images"
 done
+for f in ca.crt registry/server.crt registry/server.key; do
+	[ -f "$PKI_DIR/$f" ] || fail "$PKI_DIR/$f is missing: run make certs"
+done
 
-step "network $net, registry $reg (alias registry.podline)"
+step "network $net, registry $reg (alias registry.podline, TLS)"
 docker network create "$net" >/dev/null
 docker run -d --name "$reg" --network "$net" --network-alias registry.podline \
-	-p 127.0.0.1::5000 -v "$reg_vol:/var/lib/registry" "$REGISTRY_IMAGE" >/dev/null
+	-p 127.0.0.1::5000 -v "$reg_vol:/var/lib/registry" \
+	-v "$PKI_DIR/registry:/etc/distribution/pki:ro" "$REGISTRY_IMAGE" >/dev/null
 reg_port=$(docker port "$reg" 5000/tcp | head -n 1 | sed 's/.*://')
+reg_url=https://127.0.0.1:$reg_port/v2/
 for _ in $(seq 50); do
-	curl -fsS -m 1 -o /dev/null "http://127.0.0.1:$reg_port/v2/" 2>/dev/null && break
+	curl -fsS -m 1 --cacert "$PKI_DIR/ca.crt" -o /dev/null "$reg_url" 2>/dev/null && break
 	sleep 0.2
 done
-curl -fsS -m 2 -o /dev/null "http://127.0.0.1:$reg_port/v2/" || fail "registry does not answer on 127.0.0.1:$reg_port"
+curl -fsS -m 2 --cacert "$PKI_DIR/ca.crt" -o /dev/null "$reg_url" || fail "registry does not answer on $reg_url"
 
+# Docker takes 127.0.0.0/8 as an insecure registry: it speaks TLS to it
+# without verifying the certificate, so the host's Docker needs no CA.
 step "push $WEB_IMAGE through 127.0.0.1:$reg_port"
 push_ref=127.0.0.1:$reg_port/demo/web:1.0
 docker tag "$WEB_IMAGE" "$push_ref"
@@ -124,6 +137,7 @@ docker run -d --name "$node" --hostname "$node" --network "$net" \
 	--security-opt seccomp=unconfined --security-opt apparmor=unconfined \
 	--security-opt systempaths=unconfined \
 	-v /sys/fs/cgroup:/sys/fs/cgroup:rw -v "$node_vol:/var/lib/containerd" --tmpfs /run \
+	-v "$PKI_DIR/ca.crt:/etc/kubernetes/pki/ca.crt:ro" \
 	-e POD_CIDR="$POD_CIDR" "$NODE_IMAGE" >/dev/null
 for _ in $(seq 100); do
 	in_node test -f /run/podline-node.ready 2>/dev/null && break
@@ -141,7 +155,14 @@ step "import $PAUSE_IMAGE again (docker save | ctr images import)"
 docker save "$PAUSE_IMAGE" | timeout 60 docker exec -i "$node" ctr -n k8s.io images import - >/dev/null
 in_node ctr -n k8s.io images ls -q | grep -qx "$pause_ref" || fail "$pause_ref not in containerd"
 
-step "pull $WEB_IMAGE (plain HTTP via /etc/containerd/certs.d)"
+step "pull $WEB_IMAGE without the CA: refused"
+in_node sh -c 'd=/tmp/no-ca/registry.podline:5000 && mkdir -p $d &&
+	grep -v "^ca " /etc/containerd/certs.d/registry.podline:5000/hosts.toml > $d/hosts.toml'
+out=$(in_node ctr -n k8s.io images pull --hosts-dir /tmp/no-ca "$WEB_IMAGE" 2>&1) &&
+	fail "pulled without the cluster CA"
+echo "$out" | grep -q "certificate signed by unknown authority" || fail "pull without the CA: $out"
+
+step "pull $WEB_IMAGE (TLS, verified with the cluster CA, via /etc/containerd/certs.d)"
 in_node ctr -n k8s.io images pull --hosts-dir /etc/containerd/certs.d "$WEB_IMAGE" >/dev/null
 in_node ctr -n k8s.io images ls -q | grep -qx "$WEB_IMAGE" || fail "$WEB_IMAGE not pulled"
 

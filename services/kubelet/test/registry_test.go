@@ -1,12 +1,16 @@
 package test
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,17 +19,34 @@ import (
 	"github.com/containerd/containerd/v2/core/images"
 	"github.com/containerd/containerd/v2/core/remotes/docker"
 	"github.com/containerd/containerd/v2/core/remotes/docker/config"
+	"github.com/containerd/errdefs"
 
+	"podline.dev/pkg/pki"
 	"podline.dev/services/kubelet/internal/runtime"
 	ctrdrt "podline.dev/services/kubelet/internal/runtime/containerd"
 )
 
-// startRegistry runs bin/registry (distribution) on loopback, or skips.
-func startRegistry(t *testing.T, repo string) string {
+// tlsRegistry is a real bin/registry (distribution) on loopback serving
+// TLS only, with a serving pair of its own cluster CA, as compose runs it.
+type tlsRegistry struct {
+	addr   string // 127.0.0.1:port
+	caFile string // the CA that signed its certificate
+}
+
+// startTLSRegistry makes a cluster CA and the registry's serving pair with
+// pkg/pki (registry/server.{crt,key}: registry.podline, localhost,
+// 127.0.0.1) and runs bin/registry with them, or skips.
+func startTLSRegistry(t *testing.T, repo string) tlsRegistry {
 	t.Helper()
 	bin := filepath.Join(repo, "bin", "registry")
 	if _, err := os.Stat(bin); err != nil {
 		t.Skip("needs bin/registry (make registry-image builds it)")
+	}
+	dir := t.TempDir()
+	pkiDir := filepath.Join(dir, "pki")
+	if _, err := pki.Generate(pki.WithDir(pkiDir), pki.WithNodes(), pki.WithEtcdMembers(),
+		pki.WithKubeconfigDir(filepath.Join(pkiDir, "kubeconfigs")), pki.WithAdminKubeconfig(filepath.Join(pkiDir, "kubeconfig"))); err != nil {
+		t.Fatal(err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -33,8 +54,10 @@ func startRegistry(t *testing.T, repo string) string {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	dir := t.TempDir()
-	cfg := fmt.Sprintf("version: 0.1\nlog: {level: error}\nstorage:\n  filesystem: {rootdirectory: %s}\nhttp: {addr: %q}\n", filepath.Join(dir, "data"), addr)
+	pair := filepath.Join(pkiDir, pki.RegistryDir, "server")
+	cfg := fmt.Sprintf("version: 0.1\nlog: {level: error}\nstorage:\n  filesystem: {rootdirectory: %s}\n"+
+		"http:\n  addr: %q\n  tls: {certificate: %s, key: %s}\n",
+		filepath.Join(dir, "data"), addr, pair+".crt", pair+".key")
 	if err := os.WriteFile(filepath.Join(dir, "config.yml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -44,35 +67,78 @@ func startRegistry(t *testing.T, repo string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	eventually(t, 10*time.Second, "registry up", func() (bool, string) {
-		resp, err := http.Get("http://" + addr + "/v2/")
+	r := tlsRegistry{addr: addr, caFile: filepath.Join(pkiDir, "ca.crt")}
+	ca, err := os.ReadFile(r.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca)
+	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	eventually(t, 10*time.Second, "registry up over TLS", func() (bool, string) {
+		resp, err := c.Get("https://" + addr + "/v2/")
 		if err != nil {
 			return false, err.Error()
 		}
 		resp.Body.Close()
 		return resp.StatusCode == 200, resp.Status
 	})
-	return addr
+	return r
 }
 
-// The runtime pulls registry.podline:5000 images over plain HTTP as the
-// node's /etc/containerd/certs.d/registry.podline:5000/hosts.toml says.
-func TestContainerdRuntimePullsFromAPlainHTTPRegistry(t *testing.T) {
-	c := requireContainerd(t)
-	addr := startRegistry(t, c.repo)
-	ctx := ctxFor(t, 2*time.Minute)
-
-	// The hosts directory, as the node image lays it out, pointing the
-	// registry's name at the test's registry.
-	hostsDir := t.TempDir()
-	reg := filepath.Join(hostsDir, "registry.podline:5000")
-	_ = os.MkdirAll(reg, 0o755)
-	hosts := fmt.Sprintf("server = \"http://%s\"\n[host.\"http://%s\"]\n  capabilities = [\"pull\", \"resolve\", \"push\"]\n", addr, addr)
-	if err := os.WriteFile(filepath.Join(reg, "hosts.toml"), []byte(hosts), 0o644); err != nil {
+// hostsDir lays out a registry hosts directory as the node image does:
+// registry.podline:5000/hosts.toml is the node's own file
+// (services/kubelet/node/hosts.toml) with its server pointed at the test's
+// registry and its `ca` at the test's CA, or with no `ca` line at all.
+func (r tlsRegistry) hostsDir(t *testing.T, repo string, withCA bool) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repo, "services", "kubelet", "node", "hosts.toml"))
+	if err != nil {
 		t.Fatal(err)
 	}
+	const server, ca = `"https://registry.podline:5000"`, `"/etc/kubernetes/pki/ca.crt"`
+	var lines []string
+	found := map[string]int{}
+	for _, line := range strings.Split(string(b), "\n") {
+		key, _, _ := strings.Cut(strings.TrimSpace(line), " =")
+		switch {
+		case key == "server" && strings.Contains(line, server):
+			found[key]++
+			line = strings.Replace(line, server, fmt.Sprintf("%q", "https://"+r.addr), 1)
+		case key == "ca" && strings.Contains(line, ca):
+			found[key]++
+			if !withCA {
+				continue
+			}
+			line = strings.Replace(line, ca, fmt.Sprintf("%q", r.caFile), 1)
+		}
+		lines = append(lines, line)
+	}
+	if found["server"] != 1 || found["ca"] != 1 {
+		t.Fatalf("the node's hosts.toml should name server %s and ca %s once each:\n%s", server, ca, b)
+	}
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "registry.podline:5000")
+	if err := os.MkdirAll(reg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(reg, "hosts.toml"), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
 
-	// Push the web image there under a name of its own.
+// The runtime pulls registry.podline:5000 images over TLS, verifying the
+// registry with the cluster CA that the node's hosts.toml names (`ca`),
+// and refuses the registry when hosts.toml names no CA: its certificate is
+// not signed by any of the system's roots.
+func TestContainerdRuntimePullsFromTheTLSRegistryWithTheClusterCA(t *testing.T) {
+	c := requireContainerd(t)
+	reg := startTLSRegistry(t, c.repo)
+	ctx := ctxFor(t, 2*time.Minute)
+	withCA := reg.hostsDir(t, c.repo, true)
+
+	// Push the web image there under a name of its own, over TLS with the CA.
 	const ref = "registry.podline:5000/demo/pulltest:1.0"
 	web, err := c.client.GetImage(ctx, webImage)
 	if err != nil {
@@ -81,33 +147,52 @@ func TestContainerdRuntimePullsFromAPlainHTTPRegistry(t *testing.T) {
 	if _, err := c.client.ImageService().Create(ctx, images.Image{Name: ref, Target: web.Target()}); err != nil {
 		t.Fatal(err)
 	}
-	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: config.ConfigureHosts(ctx, config.HostOptions{HostDir: config.HostDirFromRoot(hostsDir)})})
+	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: config.ConfigureHosts(ctx, config.HostOptions{HostDir: config.HostDirFromRoot(withCA)})})
 	if err := c.client.Push(ctx, ref, web.Target(), containerd.WithResolver(resolver)); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.client.ImageService().Delete(ctx, ref); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = c.client.ImageService().Delete(ctx, ref) })
 
-	rt, err := ctrdrt.New(c.socket, ctrdrt.WithRegistryHostsDir(hostsDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	if _, err := rt.ImageStatus(ctx, ref); err == nil {
-		t.Fatal("image present before the pull")
-	}
-	id, err := rt.PullImage(ctx, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := rt.ImageStatus(ctx, ref)
-	if err != nil || img.ID != web.Target().Digest.String() || id != "registry.podline:5000/demo/pulltest@"+img.ID {
-		t.Fatalf("after the pull: %+v %v (id %s)", img, err, id)
-	}
-	if _, err := rt.PullImage(ctx, "registry.podline:5000/demo/absent:1"); err == nil {
-		t.Fatal("pulled an image the registry does not have")
-	}
-	_ = c.client.ImageService().Delete(ctx, ref)
-	var _ runtime.Runtime = rt
+	t.Run("without the CA the pull is refused", func(t *testing.T) {
+		rt, err := ctrdrt.New(c.socket, ctrdrt.WithRegistryHostsDir(reg.hostsDir(t, c.repo, false)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		_, err = rt.PullImage(ctx, ref)
+		var unknown x509.UnknownAuthorityError
+		if !errors.As(err, &unknown) {
+			t.Fatalf("pull without the CA: %v, want x509.UnknownAuthorityError", err)
+		}
+		t.Logf("refused: %v", err)
+		if _, err := rt.ImageStatus(ctx, ref); err == nil {
+			t.Fatal("image present after the refused pull")
+		}
+	})
+
+	t.Run("with the node's hosts.toml the pull verifies the registry", func(t *testing.T) {
+		rt, err := ctrdrt.New(c.socket, ctrdrt.WithRegistryHostsDir(withCA))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		if _, err := rt.ImageStatus(ctx, ref); err == nil {
+			t.Fatal("image present before the pull")
+		}
+		id, err := rt.PullImage(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := rt.ImageStatus(ctx, ref)
+		if err != nil || img.ID != web.Target().Digest.String() || id != "registry.podline:5000/demo/pulltest@"+img.ID {
+			t.Fatalf("after the pull: %+v %v (id %s)", img, err, id)
+		}
+		if _, err := rt.PullImage(ctx, "registry.podline:5000/demo/absent:1"); !errdefs.IsNotFound(err) {
+			t.Fatalf("pull of an image the registry does not have: %v, want not found", err)
+		}
+		var _ runtime.Runtime = rt
+	})
 }

@@ -9,6 +9,7 @@
 // kubelet reports survives restarts of the kubelet and of containerd.
 //
 // Images are pulled with a resolver that reads registry hosts from
-// /etc/containerd/certs.d (hosts.toml), which is how the plain-HTTP
-// registry.podline:5000 is reached.
+// /etc/containerd/certs.d (hosts.toml), which is how registry.podline:5000
+// is reached: over TLS, its certificate verified with the CA file its
+// hosts.toml names (`ca`, the cluster CA) besides the system's roots.
 package containerd
