@@ -131,8 +131,11 @@ push_ref=127.0.0.1:$reg_port/demo/web:1.0
 docker tag "$WEB_IMAGE" "$push_ref"
 timeout 120 docker push "$push_ref" >/dev/null
 
+# The script plays the kubelet itself: /dev/null over the image's kubelet
+# (not executable) makes the entrypoint run containerd alone.
 step "node $node ($NODE_IMAGE, POD_CIDR=$POD_CIDR)"
 docker run -d --name "$node" --hostname "$node" --network "$net" \
+	-v /dev/null:/usr/local/bin/kubelet:ro \
 	--cap-add ALL --cap-drop SYS_RESOURCE \
 	--security-opt seccomp=unconfined --security-opt apparmor=unconfined \
 	--security-opt systempaths=unconfined \
