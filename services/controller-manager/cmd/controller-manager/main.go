@@ -24,6 +24,7 @@ import (
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/client/leaderelection"
 	"podline.dev/pkg/healthprobe"
+	"podline.dev/pkg/secureserving"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/controller-manager/internal/app"
 	"podline.dev/services/controller-manager/internal/controller"
@@ -72,14 +73,19 @@ func main() {
 	}
 	var creds client.Credentials
 	creds.BindFlags(flag.CommandLine)
-	healthzAddr := flag.String("healthz-addr", ":10257", "address of the /healthz endpoint (the container healthcheck); empty disables it")
+	healthzAddr := flag.String("healthz-addr", "127.0.0.1:10257", "loopback host:port of the plain HTTP /healthz (the container healthcheck); empty disables it")
 	probe := healthprobe.Flag(flag.CommandLine)
 	flag.Parse()
 	healthprobe.Run(*probe)
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	if *healthzAddr != "" {
+		// Plain HTTP is for the healthcheck beside the process only.
+		if err := secureserving.RequireLoopback(*healthzAddr); err != nil {
+			slog.Error("--healthz-addr", "err", err)
+			os.Exit(2)
+		}
 		go serveHealthz(*healthzAddr)
 	}
-	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	for name, n := range concurrency {
 		workers[name] = *n
 	}
