@@ -17,9 +17,11 @@ type birth struct {
 	api      *apiClient
 	jaeger   string
 	jaegerHC *http.Client
-	width    int
-	allSpans bool
-	out      io.Writer
+	// jaegerErr, when not nil, is why Jaeger cannot be asked at all.
+	jaegerErr error
+	width     int
+	allSpans  bool
+	out       io.Writer
 }
 
 // show prints one Pod's birth: from its trace when Jaeger holds it, else
@@ -33,7 +35,7 @@ func (b *birth) show(ctx context.Context, p pod) error {
 	traceID, ok := traceIDOf(p.Metadata.Annotations[telemetry.TraceparentAnnotation])
 	var why error
 	if ok {
-		spans, err := fetchTrace(ctx, b.jaegerHC, b.jaeger, traceID)
+		spans, err := b.trace(ctx, traceID)
 		if err == nil {
 			steps, omitted := stepsFor(spans, stepOptions{Pod: key, AllSpans: b.allSpans})
 			steps = append(steps, readyStep(p, steps)...)
@@ -62,6 +64,14 @@ func (b *birth) show(ctx context.Context, p pod) error {
 	steps := eventSteps(events)
 	steps = append(steps, readyStep(p, steps)...)
 	return renderWaterfall(b.out, steps, b.width)
+}
+
+// trace asks Jaeger for the trace of id.
+func (b *birth) trace(ctx context.Context, id string) ([]span, error) {
+	if b.jaegerErr != nil {
+		return nil, b.jaegerErr
+	}
+	return fetchTrace(ctx, b.jaegerHC, b.jaeger, id)
 }
 
 // readyStep is the moment the Pod's Ready condition turned True, if it

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"podline.dev/pkg/jaegertest"
 	"podline.dev/pkg/telemetry"
 )
 
@@ -42,13 +44,14 @@ func traced(ctx context.Context, tr trace.Tracer, name string, d time.Duration, 
 // writing back over REST, as the components do. The plugin then draws the
 // first Pod's birth from Jaeger's query API.
 func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
-	j := startJaeger(t)
-	traceAPIServerTo(t, exportTo(t, "apiserver", j.OTLP))
+	j := jaegertest.Start(t)
+	traceAPIServerTo(t, exportTo(t, "apiserver", j))
 	c := startCluster(t)
-	kubectl := exportTo(t, "kubectl", j.OTLP).Tracer("kubectl")
-	cm := exportTo(t, "controller-manager", j.OTLP).Tracer("deployment-controller")
-	sched := exportTo(t, "scheduler", j.OTLP).Tracer("podline.dev/services/scheduler")
-	kubelet := exportTo(t, "kubelet", j.OTLP).Tracer("podline.dev/services/kubelet")
+	kubectl := exportTo(t, "kubectl", j).Tracer("kubectl")
+	cm := exportTo(t, "controller-manager", j).Tracer("deployment-controller")
+	sched := exportTo(t, "scheduler", j).Tracer("podline.dev/services/scheduler")
+	kubelet := exportTo(t, "kubelet", j).Tracer("podline.dev/services/kubelet")
+	jaegerFlags := []string{"--jaeger", j.Query, "--jaeger-ca-file", j.CAFile}
 	post := func(ctx context.Context, path string, body any) objectMeta {
 		var w written
 		c.send(t, ctx, http.MethodPost, path, body, &w)
@@ -125,7 +128,7 @@ func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
 	// them all (both Pods' kubelet spans, and no more arriving).
 	last := 0
 	eventually(t, 30*time.Second, "the whole trace stored in Jaeger", func() error {
-		spans, err := fetchTrace(context.Background(), http.DefaultClient, j.Query, traceID)
+		spans, err := fetchTrace(context.Background(), j.Client(t), j.Query, traceID)
 		if err != nil {
 			return err
 		}
@@ -145,7 +148,7 @@ func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
 	})
 	var out string
 	eventually(t, 30*time.Second, "the whole birth drawn", func() error {
-		stdout, stderr, code := c.birth(t, "deploy/web", "--jaeger", j.Query)
+		stdout, stderr, code := c.birth(t, append([]string{"deploy/web"}, jaegerFlags...)...)
 		out = stdout
 		if code != 0 {
 			return fmt.Errorf("exit %d: %s", code, stderr)
@@ -183,16 +186,25 @@ func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
 		prev = i
 	}
 
-	second, _, code := c.birth(t, "pod/web-b", "--jaeger", j.Query)
+	second, _, code := c.birth(t, append([]string{"pod/web-b"}, jaegerFlags...)...)
 	if code != 0 || !strings.Contains(second, "default/web-b on worker-2") || !strings.Contains(second, "score worker-2") || strings.Contains(second, "web-a") {
 		t.Errorf("pod/web-b: exit %d\n%s", code, second)
 	}
 	// Jaeger's answer for a trace it does not hold is the fallback's cue.
-	if _, err := fetchTrace(context.Background(), http.DefaultClient, j.Query, "0123456789abcdef0123456789abcdef"); !errors.Is(err, errNoTrace) {
+	if _, err := fetchTrace(context.Background(), j.Client(t), j.Query, "0123456789abcdef0123456789abcdef"); !errors.Is(err, errNoTrace) {
 		t.Errorf("unknown trace: %v, want errNoTrace", err)
 	}
-	all, _, _ := c.birth(t, "deploy/web", "--all-pods", "--jaeger", j.Query)
+	all, _, _ := c.birth(t, append([]string{"deploy/web", "--all-pods"}, jaegerFlags...)...)
 	if n := strings.Count(all, "Birth of pod "); n != 2 {
 		t.Errorf("--all-pods printed %d births, want 2", n)
+	}
+
+	// Jaeger's certificate verified with another cluster's CA is refused:
+	// the plugin says so and draws the Events instead.
+	otherCA := filepath.Join(jaegertest.NewPKI(t, t.TempDir()), "ca.crt")
+	refused, _, code := c.birth(t, "pod/web-a", "--jaeger", j.Query, "--jaeger-ca-file", otherCA)
+	if code != 0 || !strings.Contains(refused, "fallback: jaeger query API unreachable") ||
+		!strings.Contains(refused, "certificate signed by unknown authority") {
+		t.Errorf("with another CA: exit %d\n%s", code, refused)
 	}
 }

@@ -9,8 +9,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
+
+	"podline.dev/pkg/pki"
 )
 
 func main() {
@@ -22,9 +26,9 @@ func main() {
 
 // options are the command line's flags.
 type options struct {
-	namespace, kubeconfig, context, jaeger string
-	allPods, allSpans                      bool
-	width                                  int
+	namespace, kubeconfig, context, jaeger, jaegerCA string
+	allPods, allSpans                                bool
+	width                                            int
 }
 
 // run is the command: it returns the exit code (0, or 1 with the error on
@@ -52,7 +56,8 @@ func parseFlags(args []string, stderr io.Writer) (options, []string, error) {
 	fs.StringVar(&o.namespace, "namespace", "", "namespace (same as -n)")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
 	fs.StringVar(&o.context, "context", "", "kubeconfig context (default: the current context)")
-	fs.StringVar(&o.jaeger, "jaeger", "http://127.0.0.1:16686", "Jaeger query URL")
+	fs.StringVar(&o.jaeger, "jaeger", "https://127.0.0.1:16686", "Jaeger query URL")
+	fs.StringVar(&o.jaegerCA, "jaeger-ca-file", filepath.Join(".podline", "pki", "ca.crt"), "CA bundle that verifies an https:// --jaeger (the default is the cluster CA, relative to the podline repository)")
 	fs.BoolVar(&o.allPods, "all-pods", false, "for deploy/NAME, every Pod's birth (default: the first Pod's)")
 	fs.BoolVar(&o.allSpans, "all-spans", false, "every span of the Pod, gRPC plumbing and Event writes included")
 	fs.IntVar(&o.width, "width", 0, "columns to draw in (default: the terminal's, else $COLUMNS, else 120)")
@@ -104,8 +109,8 @@ func runWith(ctx context.Context, o options, positional []string, stdout io.Writ
 	if !o.allPods {
 		pods = pods[:1]
 	}
-	b := &birth{api: api, jaeger: o.jaeger, jaegerHC: &http.Client{Timeout: 15 * time.Second},
-		width: o.width, allSpans: o.allSpans, out: stdout}
+	b := &birth{api: api, jaeger: o.jaeger, width: o.width, allSpans: o.allSpans, out: stdout}
+	b.jaegerHC, b.jaegerErr = jaegerClient(o.jaeger, o.jaegerCA)
 	if b.width <= 0 {
 		b.width = terminalWidth(stdout)
 	}
@@ -118,6 +123,24 @@ func runWith(ctx context.Context, o options, positional []string, stdout io.Writ
 		}
 	}
 	return nil
+}
+
+// jaegerClient is the HTTP client for the Jaeger query API at base: for
+// https, one that trusts the CA bundle in caFile (podline's Jaeger serves
+// with a certificate of the cluster CA). Without that bundle Jaeger cannot
+// be asked, and the error says so as an unreachable Jaeger: the Events
+// still tell the birth.
+func jaegerClient(base, caFile string) (*http.Client, error) {
+	hc := &http.Client{Timeout: 15 * time.Second}
+	if !strings.HasPrefix(base, "https://") {
+		return hc, nil
+	}
+	cfg, err := pki.ClientTLS(caFile, "", "")
+	if err != nil {
+		return nil, fmt.Errorf("%w: no CA to verify %s (--jaeger-ca-file): %v", errJaegerUnreachable, base, err)
+	}
+	hc.Transport = &http.Transport{TLSClientConfig: cfg}
+	return hc, nil
 }
 
 // terminalWidth is out's width when it is a terminal, else $COLUMNS, else 120.

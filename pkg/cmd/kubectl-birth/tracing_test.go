@@ -15,13 +15,18 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/embedded"
 	"go.opentelemetry.io/otel/trace/noop"
+	"google.golang.org/grpc/credentials"
+
+	"podline.dev/pkg/jaegertest"
 )
 
 // exportTo returns a tracer provider that sends service's spans over OTLP
-// gRPC to endpoint as each ends; it is shut down when the test ends.
-func exportTo(t *testing.T, service, endpoint string) *sdktrace.TracerProvider {
+// gRPC with TLS to j as each ends, verifying it with j's cluster CA; it is
+// shut down when the test ends.
+func exportTo(t *testing.T, service string, j *jaegertest.Jaeger) *sdktrace.TracerProvider {
 	t.Helper()
-	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(endpoint), otlptracegrpc.WithInsecure())
+	exp, err := otlptracegrpc.New(context.Background(), otlptracegrpc.WithEndpoint(j.OTLP),
+		otlptracegrpc.WithTLSCredentials(credentials.NewTLS(jaegertest.TLSConfig(t, j.CAFile))))
 	if err != nil {
 		t.Fatal(err)
 	}
