@@ -6,4 +6,8 @@
 // object later starts its span as a child of that traceparent. One
 // `kubectl apply` of a Deployment thus becomes one trace: apiserver,
 // deployment and replicaset controllers, scheduler and kubelet.
+//
+// Setup exports the spans over OTLP/gRPC, with TLS verified by the CA file
+// in OTEL_EXPORTER_OTLP_CERTIFICATE, as compose runs every component; plain
+// text is for tests and local runs.
 package telemetry

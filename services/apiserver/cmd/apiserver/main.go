@@ -42,7 +42,7 @@ func main() {
 		tlsKey       = flag.String("tls-private-key-file", "", "serving key")
 		grpcInsecure = flag.Bool("grpc-insecure", false, "serve --grpc-port without TLS even with --tls-cert-file (until components authenticate)")
 		compaction   = flag.Duration("etcd-compaction-interval", 5*time.Minute, "how often to compact etcd (0 disables)")
-		otlpEndpoint = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
+		otlpEndpoint = flag.String("otlp-endpoint", "", telemetry.EndpointFlagUsage)
 		natsURL      = flag.String("nats-url", "", "publish every watch event to this NATS server's JetStream for the watchcache replicas (off when empty)")
 		natsCA       = flag.String("nats-ca-file", "", "CA bundle that verifies the NATS server; with it the connection is TLS whatever --nats-url's scheme, and a NATS without TLS is refused")
 		natsCert     = flag.String("nats-cert-file", "", "client certificate the apiserver presents to NATS (with --nats-ca-file)")

@@ -48,7 +48,7 @@ func main() {
 		leaseDuration = flag.Duration("leader-elect-lease-duration", leaderelection.DefaultLeaseDuration, "how long a non-leader waits before taking a Lease that is not renewed")
 		renewDeadline = flag.Duration("leader-elect-renew-deadline", leaderelection.DefaultRenewDeadline, "how long the leader tries to renew before giving up")
 		retryPeriod   = flag.Duration("leader-elect-retry-period", leaderelection.DefaultRetryPeriod, "wait between attempts to take or renew the Lease")
-		otlp          = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port); empty uses $OTEL_EXPORTER_OTLP_ENDPOINT")
+		otlp          = flag.String("otlp-endpoint", "", telemetry.EndpointFlagUsage)
 		controllers   = flag.String("controllers", "*", "controllers to run: '*' for all, 'name' to enable, '-name' to disable; known: "+strings.Join(app.Names(), ", "))
 		rootCAFile    = flag.String("root-ca-file", "", "cluster CA bundle (PEM) published as the kube-root-ca.crt ConfigMap in every namespace; empty leaves root-ca-cert-publisher off")
 		opts          = defaults

@@ -76,7 +76,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.cniCacheDir, "cni-cache-dir", "/var/lib/cni", "libcni's result cache")
 	fs.StringVar(&o.netnsDir, "netns-dir", "/var/run/netns", "where pod network namespaces are pinned")
 	fs.StringVar(&o.staticPodPath, "static-pod-path", "/etc/kubernetes/manifests", "static pod manifests (empty: none)")
-	fs.StringVar(&o.otlp, "otlp-endpoint", "", "OTLP gRPC endpoint for traces (host:port)")
+	fs.StringVar(&o.otlp, "otlp-endpoint", "", telemetry.EndpointFlagUsage)
 	fs.StringVar(&o.rootDir, "root-dir", "/var/lib/kubelet", "the kubelet's directory (volumes, logs)")
 	fs.StringVar(&o.registryConfig, "registry-config-dir", "/etc/containerd/certs.d", "registry hosts directory (hosts.toml)")
 	fs.StringVar(&o.pauseImage, "pod-infra-container-image", "podline/pause:3.10", "the sandbox (pause) image")

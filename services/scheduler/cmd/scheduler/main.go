@@ -14,7 +14,7 @@
 //
 //	scheduler --apiserver apiserver:6444 --kubeconfig /etc/kubernetes/scheduler.conf \
 //	          --tls-cert-file serving.crt --tls-private-key-file serving.key \
-//	          --client-ca-file ca.crt --otlp-endpoint jaeger:4317
+//	          --client-ca-file ca.crt --otlp-endpoint https://jaeger:4317
 package main
 
 import (
@@ -98,7 +98,7 @@ func (f *flags) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&f.renewDeadline, "leader-elect-renew-deadline", leaderelection.DefaultRenewDeadline, "how long the leader tries to renew before giving up")
 	fs.DurationVar(&f.retryPeriod, "leader-elect-retry-period", leaderelection.DefaultRetryPeriod, "wait between attempts to take or renew the Lease")
 	fs.StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file (profiles, plugins, weights); empty runs the default profile")
-	fs.StringVar(&f.otlp, "otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port); empty uses $OTEL_EXPORTER_OTLP_ENDPOINT")
+	fs.StringVar(&f.otlp, "otlp-endpoint", "", telemetry.EndpointFlagUsage)
 	fs.StringVar(&f.healthzAddr, "healthz-bind-address", "", "host:port on loopback where /healthz, /livez and /readyz are also served in plain HTTP, for a container healthcheck; empty: none")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.creds.BindFlags(fs)

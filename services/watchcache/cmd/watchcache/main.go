@@ -35,7 +35,7 @@ func main() {
 		httpAddr  = flag.String("http-address", "", "where to serve /healthz, /livez and /readyz in plain HTTP (for a container healthcheck; none when empty)")
 		metrics   = flag.String("metrics-address", "127.0.0.1:10260", "where to serve /metrics and /debug/pprof/ (and the health paths): HTTPS with --tls-cert-file, to clients the apiserver authorizes when --client-ca-file is set; else plain HTTP, on loopback only")
 		name      = flag.String("name", hostname(), "this replica's name in NATS and logs")
-		otlp      = flag.String("otlp-endpoint", "", "OTLP/gRPC endpoint for spans (host:port)")
+		otlp      = flag.String("otlp-endpoint", "", telemetry.EndpointFlagUsage)
 		creds     client.Credentials
 		serving   servingFlags
 		natsTLS   natsTLSFlags
