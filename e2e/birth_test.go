@@ -6,8 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -80,6 +82,47 @@ func TestBirth(t *testing.T) {
 	checkBirthTrace(t, traceID, len(ps))
 }
 
+// Jaeger serves its query API over HTTPS only, with a certificate of the
+// cluster CA: plain HTTP gets no data, and a client that trusts only the
+// system's roots refuses it. With the cluster CA it lists the services
+// whose spans came in, over TLS too: the apiserver's and, through each
+// member's relay, etcd's.
+func TestTraceQueryServesHTTPSOnly(t *testing.T) {
+	plain := "http://" + strings.TrimPrefix(jaegerURL, "https://")
+	if resp, err := http.Get(plain + "/api/services"); err == nil {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK || strings.Contains(string(body), `"data"`) {
+			t.Errorf("plain HTTP answered %s: %s", resp.Status, body)
+		}
+	}
+	if resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(jaegerURL + "/api/services"); err == nil {
+		resp.Body.Close()
+		t.Errorf("a client without the cluster CA was answered %s", resp.Status)
+	} else if !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("a client without the cluster CA: %v, want a certificate error", err)
+	}
+	eventually(t, time.Minute, "Jaeger lists the apiserver and etcd", func() error {
+		resp, err := jaeger.Get(jaegerURL + "/api/services")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var services struct {
+			Data []string `json:"data"`
+		}
+		if err := decodeJSON(resp.Body, &services); err != nil {
+			return err
+		}
+		for _, want := range []string{"apiserver", "etcd"} {
+			if !slices.Contains(services.Data, want) {
+				return fmt.Errorf("services %v lack %s", services.Data, want)
+			}
+		}
+		return nil
+	})
+}
+
 // jaegerTrace is the part of Jaeger's /api/traces/<id> answer read here.
 type jaegerTrace struct {
 	Data []struct {
@@ -96,7 +139,7 @@ type jaegerTrace struct {
 // spansByService returns, per service, how often each operation occurs in
 // the trace.
 func spansByService(t testing.TB, traceID string) (map[string]map[string]int, error) {
-	resp, err := http.Get(jaegerURL + "/api/traces/" + traceID)
+	resp, err := jaeger.Get(jaegerURL + "/api/traces/" + traceID)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ var root = func() string {
 
 var (
 	apiserverURL = envOr("PODLINE_APISERVER", "https://127.0.0.1:6443")
-	jaegerURL    = envOr("PODLINE_JAEGER", "http://127.0.0.1:16686")
+	jaegerURL    = envOr("PODLINE_JAEGER", "https://127.0.0.1:16686")
 	kubeconfig   = filepath.Join(root, ".podline", "kubeconfig")
 	kubectlBin   = filepath.Join(root, "bin", "kubectl")
 )
@@ -134,6 +134,16 @@ var api = func() *http.Client {
 		cfg.Certificates = []tls.Certificate{cert}
 	}
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+}()
+
+// jaeger is a client of Jaeger's query API, which serves HTTPS with a
+// certificate of the cluster CA.
+var jaeger = func() *http.Client {
+	pool := x509.NewCertPool()
+	if ca, err := os.ReadFile(filepath.Join(root, ".podline", "pki", "ca.crt")); err == nil {
+		pool.AppendCertsFromPEM(ca)
+	}
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }()
 
 // request sends a REST request; body, when not nil, is sent as JSON. It

@@ -205,14 +205,20 @@ func TestKubectlDeployment(t *testing.T) {
 		}
 	}
 
-	// kubectl birth: the plugin on PATH draws the Deployment's first Pod.
+	// kubectl birth: the plugin on PATH draws the Deployment's first Pod,
+	// run from the repository as a user runs it, where its default CA for
+	// Jaeger's HTTPS (.podline/pki/ca.crt) is.
 	eventually(t, time.Minute, "kubectl birth shows every component", func() error {
 		// kubectl takes no flags before a plugin's name: KUBECONFIG instead.
-		cmd := exec.Command(kubectlBin, "birth", "deploy/kweb")
+		cmd := exec.Command(kubectlBin, "birth", "deploy/kweb", "--jaeger", jaegerURL)
+		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "PATH="+filepath.Join(root, "bin")+":"+os.Getenv("PATH"), "KUBECONFIG="+kubeconfig)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("%v: %s", err, out)
+		}
+		if !strings.Contains(string(out), "(trace ") {
+			return fmt.Errorf("not drawn from the trace:\n%s", out)
 		}
 		for _, c := range []string{"apiserver", "controller-manager", "scheduler", "kubelet"} {
 			if !strings.Contains(string(out), c) {

@@ -18,12 +18,12 @@ CERTS_GENERATE = cd $(CURDIR) && go run ./pkg/cmd/podline-certs -q \
 
 .PHONY: certs
 certs: $(CERTS_DIR)/.complete $(CERTS_DIR)/.plan
+	@$(MAKE) --no-print-directory certs-owners
 
 # The marker is written only after a successful run, so an interrupted run
 # is finished by the next `make certs`.
 $(CERTS_DIR)/.complete:
 	$(CERTS_GENERATE)
-	@$(MAKE) --no-print-directory certs-owners
 	@touch $@
 
 # When the plan has changed since the last run (new files, such as the
@@ -31,15 +31,17 @@ $(CERTS_DIR)/.complete:
 # existing directory: it keeps every file there and creates what is missing.
 $(CERTS_DIR)/.plan: $(CURDIR)/pkg/pki/plan.go | $(CERTS_DIR)/.complete
 	$(CERTS_GENERATE)
-	@$(MAKE) --no-print-directory certs-owners
 	@touch $@
 
-# The controller-manager and scheduler images run as nobody (65534); their
-# kubeconfigs and the schedulers' serving key (0600) must be theirs to read
-# when compose mounts them.
+# The controller-manager, scheduler and Jaeger containers run as nobody
+# (65534); their kubeconfigs and serving keys (0600) must be theirs to read
+# when compose mounts them. Checked on every `make certs`, so a file the
+# list gains is handed over in an existing .podline too; only files not yet
+# nobody's are changed.
 CERTS_NOBODY_FILES := .podline/kubeconfigs/controller-manager.conf .podline/kubeconfigs/scheduler.conf \
-	$(CERTS_DIR)/scheduler/serving.key
+	$(CERTS_DIR)/scheduler/serving.key $(CERTS_DIR)/jaeger/server.key
 .PHONY: certs-owners
 certs-owners:
-	@chown 65534:65534 $(CERTS_NOBODY_FILES) 2>/dev/null || \
-		{ echo "cannot chown $(CERTS_NOBODY_FILES) to 65534 (run as root, or with sudo)" >&2; exit 1; }
+	@files=$$(find $(CERTS_NOBODY_FILES) ! -user 65534); \
+	if [ -n "$$files" ]; then chown 65534:65534 $$files 2>/dev/null || \
+		{ echo "cannot chown $$files to 65534 (run as root, or with sudo)" >&2; exit 1; }; fi

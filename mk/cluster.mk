@@ -8,7 +8,8 @@
 #                         kubeconfigs)
 #   make apiserver-image  podline/apiserver:dev, FROM scratch
 #   make jaeger-image     the upstream jaegertracing/jaeger image if it can be
-#                         pulled, else podline/jaeger:v1.76.0, FROM scratch (otel/)
+#                         pulled, else podline/jaeger:v1.76.0, FROM scratch (otel/);
+#                         either runs otel/jaeger.yaml (TLS only)
 #
 # Host ports: PODLINE_APISERVER_PORT (6443), PODLINE_JAEGER_PORT (16686),
 # PODLINE_REGISTRY_PORT (5000), e.g. `make up PODLINE_APISERVER_PORT=7443`
@@ -107,9 +108,10 @@ up: cluster-compose certs bin/kubectl kubectl-birth $(CLUSTER_IMAGES)
 	echo "podline is up: apiserver and nodes $(CLUSTER_NODES) Ready in $$(( $$(date +%s) - start ))s"; \
 	echo "  kubeconfig: $(CURDIR)/.podline/kubeconfig"; \
 	echo "  apiserver:  https://127.0.0.1:$(PODLINE_APISERVER_PORT)"; \
-	echo "  jaeger:     http://127.0.0.1:$(PODLINE_JAEGER_PORT)  ($$(cat $(CLUSTER_JAEGER_CHOICE)); API: http://127.0.0.1:$(PODLINE_JAEGER_PORT)/api/services)"; \
+	echo "  jaeger:     https://127.0.0.1:$(PODLINE_JAEGER_PORT)  ($$(cat $(CLUSTER_JAEGER_CHOICE)); certificate of the cluster CA $(CERTS_DIR)/ca.crt)"; \
+	echo "  traces:     curl --cacert $(CERTS_DIR)/ca.crt https://127.0.0.1:$(PODLINE_JAEGER_PORT)/api/services"; \
 	echo "  try:        bin/kubectl --kubeconfig .podline/kubeconfig get nodes"; \
-	echo "  birth:      PATH=\$$PWD/bin:\$$PATH kubectl --kubeconfig .podline/kubeconfig birth deploy/<name>"
+	echo "  birth:      KUBECONFIG=\$$PWD/.podline/kubeconfig PATH=\$$PWD/bin:\$$PATH kubectl birth deploy/<name>"
 
 down: cluster-compose
 	$(COMPOSE) down --remove-orphans
