@@ -42,13 +42,14 @@ var normalizers = []struct {
 	re   *regexp.Regexp
 	with string
 }{
+	// Lease holders first: a group of their uuid such as 439d reads as an age.
+	{regexp.MustCompile(`(controller-manager|scheduler)-[12]_[0-9a-f-]+`), "$1-N_<id>"},
 	{regexp.MustCompile(`\b([a-z0-9]+(?:-[a-z0-9]+)*?)-[a-z0-9]{8,10}-[a-z0-9]{5}\b`), "$1-<rs>-<id>"},
 	{regexp.MustCompile(`\b(kweb)-[a-z0-9]{8,10}\b`), "$1-<rs>"},
 	{regexp.MustCompile(`\b\d+(?:\.\d+)?(?:s|m|h|d)(?:\d+(?:s|m|h))?\b`), "<age>"},
 	{regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`), "<ip>"},
 	{regexp.MustCompile(`\bworker-[12]\b`), "worker-N"},
 	{regexp.MustCompile(`\bv\d+\.\d+\.\d+(-[a-z0-9.]+)?\b`), "<version>"},
-	{regexp.MustCompile(`(controller-manager|scheduler)-[12]_[0-9a-f-]+`), "$1-N_<id>"},
 	{regexp.MustCompile(`\S+ \(<age> ago\)`), "<restarts>"},
 }
 
