@@ -137,11 +137,19 @@ func TestContainerdPodRunsUnderOneShim(t *testing.T) {
 		}
 		shimPID = pid
 	}
-	// The shim is the parent (subreaper) of every process it runs.
+	// Both specs name the sandbox as containerd's CRI does, and the shim
+	// is the parent (subreaper) of every process it runs.
 	for typ, id := range map[string]string{"sandbox": sandboxID, "container": webID} {
 		c, err := n.ctrd.client.LoadContainer(ctx, id)
 		if err != nil {
 			t.Fatal(err)
+		}
+		spec, err := c.Spec(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := spec.Annotations; a["io.kubernetes.cri.sandbox-id"] != sandboxID || a["io.kubernetes.cri.container-type"] != typ {
+			t.Fatalf("%s %s has annotations %v, want sandbox-id %s and container-type %s", typ, id, a, sandboxID, typ)
 		}
 		task, err := c.Task(ctx, nil)
 		if err != nil {

@@ -227,7 +227,7 @@ func (r *Runtime) CreateContainer(ctx context.Context, sb *runtime.Sandbox, cfg 
 		oci.WithEnv(cfg.Env),
 		oci.WithCgroup(r.cgroupPath(sb.Pod.UID, id)),
 		oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.IPCNamespace, Path: fmt.Sprintf("/proc/%d/ns/ipc", pid)}),
-		oci.WithAnnotations(map[string]string{shimGroupAnnotation: sb.ID}),
+		oci.WithAnnotations(podAnnotations(sb.ID, containerTypeContainer)),
 	}
 	if sb.HostNetwork {
 		specOpts = append(specOpts, oci.WithHostNamespace(specs.NetworkNamespace), oci.WithHostNamespace(specs.UTSNamespace))

@@ -7,6 +7,10 @@
 // labels of runtime/labels.go. A process's start, exit code and end are
 // written to its container's labels and its task deleted, so what the
 // kubelet reports survives restarts of the kubelet and of containerd.
+// Every spec carries the sandbox's ID under CRI's annotation names
+// (annotations.go), which the runc shim groups tasks by: a pod runs under
+// one containerd-shim-runc-v2 process, started with its pause container
+// and gone once the pod's last task is deleted.
 //
 // Images are pulled with a resolver that reads registry hosts from
 // /etc/containerd/certs.d (hosts.toml), which is how registry.podline:5000

@@ -51,7 +51,7 @@ func (r *Runtime) RunPodSandbox(ctx context.Context, cfg *runtime.SandboxConfig)
 		oci.WithImageConfig(img),
 		oci.WithCgroup(r.cgroupPath(cfg.Pod.UID, id)),
 		oci.WithCPUShares(2),
-		oci.WithAnnotations(map[string]string{shimGroupAnnotation: id}),
+		oci.WithAnnotations(podAnnotations(id, containerTypeSandbox)),
 	}
 	if cfg.HostNetwork {
 		specOpts = append(specOpts,
@@ -96,11 +96,6 @@ func (r *Runtime) RunPodSandbox(ctx context.Context, cfg *runtime.SandboxConfig)
 		HostNetwork: cfg.HostNetwork, NetNSPath: nsPath,
 	}, nil
 }
-
-// shimGroupAnnotation makes the runc shim serve every container of a pod
-// from one shim process (the sandbox's), as containerd's CRI does: a
-// container then starts without a shim of its own starting first.
-const shimGroupAnnotation = "io.containerd.runc.v2.group"
 
 // cgroupPath puts each container under the pod's cgroup.
 func (r *Runtime) cgroupPath(podUID, id string) string {
