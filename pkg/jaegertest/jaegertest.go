@@ -9,9 +9,7 @@ package jaegertest
 
 import (
 	"crypto/tls"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +18,7 @@ import (
 	"time"
 
 	"podline.dev/pkg/pki"
+	"podline.dev/pkg/testenv"
 )
 
 // Jaeger is one running Jaeger.
@@ -37,7 +36,7 @@ type Jaeger struct {
 // answers.
 func Start(t testing.TB) *Jaeger {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +48,7 @@ func Start(t testing.TB) *Jaeger {
 	pkiDir := NewPKI(t, filepath.Join(dir, "cluster"))
 	crt := filepath.Join(pkiDir, pki.JaegerDir, "server.crt")
 	key := filepath.Join(pkiDir, pki.JaegerDir, "server.key")
-	otlp, query, queryGRPC, health := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
+	otlp, query, queryGRPC, health := testenv.FreeAddr(t), testenv.FreeAddr(t), testenv.FreeAddr(t), testenv.FreeAddr(t)
 	args := []string{"--config", filepath.Join(root, "otel", "jaeger.yaml")}
 	for _, set := range []string{
 		"receivers.otlp.protocols.grpc.endpoint=" + otlp,
@@ -130,32 +129,4 @@ func TLSConfig(t testing.TB, caFile string) *tls.Config {
 		t.Fatal(err)
 	}
 	return cfg
-}
-
-// repoRoot is the directory holding go.work, above the test's directory.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("jaegertest: no go.work above the test's directory")
-		}
-		dir = parent
-	}
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -3,7 +3,6 @@ package test
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -25,6 +24,7 @@ import (
 
 	"podline.dev/pkg/client"
 	"podline.dev/pkg/pki"
+	"podline.dev/pkg/testenv"
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/apiserver/apiservertest"
 )
@@ -46,24 +46,6 @@ var (
 	ctrdSkip string
 	ctrdErr  error
 )
-
-// repoRoot finds the directory holding go.work.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.work not found above the test directory")
-		}
-		dir = parent
-	}
-}
 
 // skipReason says why containerd cannot run here, or "".
 func skipReason(repo string) string {
@@ -95,7 +77,7 @@ const cniBinDir = "/usr/lib/cni"
 func requireContainerd(t testing.TB) *sharedContainerd {
 	t.Helper()
 	ctrdOnce.Do(func() {
-		repo, err := repoRoot()
+		repo, err := testenv.RepoRoot()
 		if err != nil {
 			ctrdErr = err
 			return

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"podline.dev/pkg/client"
+	"podline.dev/pkg/testenv"
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/apiserver/apiservertest"
 )
@@ -23,7 +24,7 @@ func TestNodeImageRunsTheKubelet(t *testing.T) {
 	if os.Getenv("KUBELET_NODE_IMAGE_TEST") == "" {
 		t.Skip("opt-in: KUBELET_NODE_IMAGE_TEST=1 runs the kubelet in podline/node:dev with docker")
 	}
-	repo, err := repoRoot()
+	repo, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"podline.dev/pkg/pki"
 	"podline.dev/pkg/secureserving"
+	"podline.dev/pkg/testenv"
 )
 
 // recorder remembers what the server asked its authorizer, and allows
@@ -158,7 +158,7 @@ func TestServeNeedsACertificateAndServesHealthzPlainWhereAsked(t *testing.T) {
 		t.Fatalf("Serve without a certificate: %v", err)
 	}
 	cfg := kubeletConfig(t, dir, secureserving.AlwaysAllow)
-	cfg.Addr, cfg.HealthzAddr = "127.0.0.1:0", freeAddr(t)
+	cfg.Addr, cfg.HealthzAddr = "127.0.0.1:0", testenv.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- New(cfg, pods{}, nil, discard).Serve(ctx) }()
@@ -172,16 +172,6 @@ func TestServeNeedsACertificateAndServesHealthzPlainWhereAsked(t *testing.T) {
 		t.Fatalf("the plain port serves only /healthz: %v %v", resp, err)
 	}
 	resp.Body.Close()
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
