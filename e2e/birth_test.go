@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"podline.dev/pkg/jaegertest"
 )
 
 // newTraceparent returns a W3C traceparent for a new sampled trace and its
@@ -123,48 +125,6 @@ func TestTraceQueryServesHTTPSOnly(t *testing.T) {
 	})
 }
 
-// jaegerTrace is the part of Jaeger's /api/traces/<id> answer read here.
-type jaegerTrace struct {
-	Data []struct {
-		Spans []struct {
-			OperationName string `json:"operationName"`
-			ProcessID     string `json:"processID"`
-		} `json:"spans"`
-		Processes map[string]struct {
-			ServiceName string `json:"serviceName"`
-		} `json:"processes"`
-	} `json:"data"`
-}
-
-// spansByService returns, per service, how often each operation occurs in
-// the trace.
-func spansByService(t testing.TB, traceID string) (map[string]map[string]int, error) {
-	resp, err := jaeger.Get(jaegerURL + "/api/traces/" + traceID)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("jaeger: %s", resp.Status)
-	}
-	var tr jaegerTrace
-	if err := decodeJSON(resp.Body, &tr); err != nil {
-		return nil, err
-	}
-	if len(tr.Data) != 1 {
-		return nil, fmt.Errorf("jaeger returned %d traces for %s", len(tr.Data), traceID)
-	}
-	out := map[string]map[string]int{}
-	for _, sp := range tr.Data[0].Spans {
-		svc := tr.Data[0].Processes[sp.ProcessID].ServiceName
-		if out[svc] == nil {
-			out[svc] = map[string]int{}
-		}
-		out[svc][sp.OperationName]++
-	}
-	return out, nil
-}
-
 // checkBirthTrace waits until Jaeger holds the whole birth under one trace
 // id: the apiserver's request and etcd transaction, etcd's own spans, the
 // deployment and replicaset reconciles, a scheduling cycle per Pod and the
@@ -182,7 +142,7 @@ func checkBirthTrace(t testing.TB, traceID string, pods int) {
 	var got map[string]map[string]int
 	eventually(t, 90*time.Second, "birth trace "+traceID+" complete in Jaeger", func() error {
 		var err error
-		if got, err = spansByService(t, traceID); err != nil {
+		if got, err = jaegertest.Operations(jaeger, jaegerURL, traceID); err != nil {
 			return err
 		}
 		var missing []string

@@ -9,6 +9,7 @@ package jaegertest
 
 import (
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -129,4 +130,49 @@ func TLSConfig(t testing.TB, caFile string) *tls.Config {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// Operations counts the spans Jaeger's query API at query holds of
+// traceID, per service and operation name. A trace Jaeger does not know
+// (404) has none; more than one trace under the id is an error.
+func Operations(hc *http.Client, query, traceID string) (map[string]map[string]int, error) {
+	resp, err := hc.Get(query + "/api/traces/" + traceID)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := map[string]map[string]int{}
+	if resp.StatusCode == http.StatusNotFound {
+		return out, nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET trace %s: %s", traceID, resp.Status)
+	}
+	var body struct {
+		Data []struct {
+			Spans []struct {
+				OperationName string `json:"operationName"`
+				ProcessID     string `json:"processID"`
+			} `json:"spans"`
+			Processes map[string]struct {
+				ServiceName string `json:"serviceName"`
+			} `json:"processes"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, err
+	}
+	if len(body.Data) > 1 {
+		return nil, fmt.Errorf("jaeger returned %d traces for %s", len(body.Data), traceID)
+	}
+	for _, tr := range body.Data {
+		for _, s := range tr.Spans {
+			svc := tr.Processes[s.ProcessID].ServiceName
+			if out[svc] == nil {
+				out[svc] = map[string]int{}
+			}
+			out[svc][s.OperationName]++
+		}
+	}
+	return out, nil
 }

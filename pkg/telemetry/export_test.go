@@ -2,11 +2,8 @@ package telemetry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
-	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -120,34 +117,14 @@ func traceSpans(t *testing.T, j *jaegertest.Jaeger, traceID string) (int, error)
 // traceServices counts the spans of traceID per service, from the query
 // API over HTTPS.
 func traceServices(t *testing.T, j *jaegertest.Jaeger, traceID string) (map[string]int, error) {
-	resp, err := j.Client(t).Get(j.Query + "/api/traces/" + traceID)
+	ops, err := jaegertest.Operations(j.Client(t), j.Query, traceID)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
-		return map[string]int{}, nil
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET trace %s: %s", traceID, resp.Status)
-	}
-	var body struct {
-		Data []struct {
-			Spans []struct {
-				ProcessID string `json:"processID"`
-			} `json:"spans"`
-			Processes map[string]struct {
-				ServiceName string `json:"serviceName"`
-			} `json:"processes"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, err
-	}
 	out := map[string]int{}
-	for _, tr := range body.Data {
-		for _, s := range tr.Spans {
-			out[tr.Processes[s.ProcessID].ServiceName]++
+	for svc, byName := range ops {
+		for _, n := range byName {
+			out[svc] += n
 		}
 	}
 	return out, nil
