@@ -105,13 +105,13 @@ func exporterOptions(endpoint, ca string) ([]otlptracegrpc.Option, error) {
 	if !secure {
 		return append(opts, otlptracegrpc.WithInsecure()), nil
 	}
+	// Without a CA, the system's roots verify the collector.
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if ca != "" {
-		pool, err := pki.LoadCertPool(ca)
-		if err != nil {
+		var err error
+		if cfg, err = pki.ClientTLS(ca, "", ""); err != nil {
 			return nil, fmt.Errorf("OTLP CA: %w", err)
 		}
-		cfg.RootCAs = pool
 	}
 	return append(opts, otlptracegrpc.WithTLSCredentials(credentials.NewTLS(cfg))), nil
 }

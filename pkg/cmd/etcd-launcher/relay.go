@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/tls"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -30,15 +31,15 @@ func newRelay(upstream, caFile string, log *slog.Logger) (*relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool, err := pki.LoadCertPool(caFile)
+	cfg, err := pki.ClientTLS(caFile, "", "")
 	if err != nil {
 		return nil, err
 	}
-	return &relay{
-		upstream: upstream,
-		tls:      &tls.Config{RootCAs: pool, ServerName: host, NextProtos: []string{"h2"}, MinVersion: tls.VersionTLS12},
-		log:      log,
-	}, nil
+	if cfg == nil {
+		return nil, fmt.Errorf("%w: no CA bundle to verify %s with", pki.ErrIncompleteTLS, upstream)
+	}
+	cfg.ServerName, cfg.NextProtos = host, []string{"h2"}
+	return &relay{upstream: upstream, tls: cfg, log: log}, nil
 }
 
 // serve carries every connection accepted on l until l is closed.
