@@ -121,14 +121,20 @@ func eventually(t testing.TB, timeout time.Duration, what string, fn func() erro
 	}
 }
 
-// api is a REST client with the admin's certificate.
-var api = func() *http.Client {
+// clusterCA verifies the apiserver and Jaeger, both serving with
+// certificates of the cluster CA (empty when `make certs` has not run: the
+// tests then fail on their first request).
+var clusterCA = func() *x509.CertPool {
 	pool := x509.NewCertPool()
-	ca, err := os.ReadFile(filepath.Join(root, ".podline", "pki", "ca.crt"))
-	if err == nil {
+	if ca, err := os.ReadFile(filepath.Join(root, ".podline", "pki", "ca.crt")); err == nil {
 		pool.AppendCertsFromPEM(ca)
 	}
-	cfg := &tls.Config{RootCAs: pool}
+	return pool
+}()
+
+// api is a REST client with the admin's certificate.
+var api = func() *http.Client {
+	cfg := &tls.Config{RootCAs: clusterCA}
 	if cert, err := tls.LoadX509KeyPair(filepath.Join(root, ".podline", "pki", "admin.crt"),
 		filepath.Join(root, ".podline", "pki", "admin.key")); err == nil {
 		cfg.Certificates = []tls.Certificate{cert}
@@ -138,13 +144,7 @@ var api = func() *http.Client {
 
 // jaeger is a client of Jaeger's query API, which serves HTTPS with a
 // certificate of the cluster CA.
-var jaeger = func() *http.Client {
-	pool := x509.NewCertPool()
-	if ca, err := os.ReadFile(filepath.Join(root, ".podline", "pki", "ca.crt")); err == nil {
-		pool.AppendCertsFromPEM(ca)
-	}
-	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-}()
+var jaeger = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: clusterCA}}}
 
 // request sends a REST request; body, when not nil, is sent as JSON. It
 // returns the status code and the response body.
