@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -64,7 +65,11 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, addr string, watcher
 	if err != nil {
 		return delays{}, err
 	}
-	var acked sync.Map // name -> time acknowledged
+	// Times are since t0, and receipts hold no pointers: with millions of
+	// them the bench's own garbage collection stays out of the figures.
+	t0 := time.Now()
+	total := rate * seconds
+	acked := make([]atomic.Int64, total) // by sequence number: 1 + time acknowledged
 	var mu sync.Mutex
 	var receipts []receipt
 	wctx, wcancel := context.WithCancel(ctx)
@@ -72,23 +77,26 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, addr string, watcher
 	var wg sync.WaitGroup
 	from := &metav1.ListRequest{Namespace: "kube-public", ResourceVersion: lm.GetResourceVersion()}
 	prefix := fmt.Sprintf("w%d-", time.Now().UnixNano()%1e6)
+	seq := func(name []byte) int { return sequence(prefix, name) }
 	for i := range watchers {
 		recv := rawAdds
 		if decode {
 			recv = decodedAdds
 		}
-		next, err := recv(wctx, clients[i%conns], from)
+		next, err := recv(wctx, clients[i%conns], from, seq)
 		if err != nil {
 			return delays{}, err
 		}
 		wg.Go(func() {
 			var local []receipt
 			for {
-				name, ok := next()
+				n, ok := next()
 				if !ok {
 					break
 				}
-				local = append(local, receipt{name, time.Now()})
+				if n >= 0 {
+					local = append(local, receipt{int32(n), time.Since(t0)})
+				}
 			}
 			mu.Lock()
 			receipts = append(receipts, local...)
@@ -97,14 +105,13 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, addr string, watcher
 	}
 	cpu0 := processCPU()
 	tick := time.NewTicker(time.Second / time.Duration(rate))
-	total := rate * seconds
 	for i := range total {
 		<-tick.C
 		p := benchPod(fmt.Sprintf("%s%06d", prefix, i), "watch")
 		p.Metadata.Namespace = "kube-public"
 		go func() {
 			if _, err := pods.Create(ctx, p); err == nil {
-				acked.Store(p.Metadata.Name, time.Now())
+				acked[i].Store(1 + int64(time.Since(t0)))
 			}
 		}()
 	}
@@ -117,8 +124,8 @@ func watchDelay(ctx context.Context, conn *grpc.ClientConn, addr string, watcher
 	// delivery took no time after the ack.
 	var ds []time.Duration
 	for _, r := range receipts {
-		if t, ok := acked.Load(r.name); ok {
-			ds = append(ds, max(r.at.Sub(t.(time.Time)), 0))
+		if t := acked[r.seq].Load(); t > 0 {
+			ds = append(ds, max(r.at-time.Duration(t-1), 0))
 		}
 	}
 	if len(ds) == 0 {
@@ -138,25 +145,42 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// receipt is one delivery: the pod's sequence number and when it arrived.
 type receipt struct {
-	name string
-	at   time.Time
+	seq int32
+	at  time.Duration
 }
 
-// decodedAdds watches through the typed client; next returns the name of
-// each ADDED pod until the watch ends.
-func decodedAdds(ctx context.Context, conn *grpc.ClientConn, from *metav1.ListRequest) (next func() (string, bool), err error) {
+// sequence is the number a pod named prefix+%06d carries, or -1 for
+// another name.
+func sequence(prefix string, name []byte) int {
+	if len(name) != len(prefix)+6 || string(name[:len(prefix)]) != prefix {
+		return -1
+	}
+	n := 0
+	for _, c := range name[len(prefix):] {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// decodedAdds watches through the typed client; next returns seq of the
+// name of each ADDED pod until the watch ends.
+func decodedAdds(ctx context.Context, conn *grpc.ClientConn, from *metav1.ListRequest, seq func([]byte) int) (next func() (int, bool), err error) {
 	w, err := client.Pods(conn).Watch(ctx, from)
 	if err != nil {
 		return nil, err
 	}
-	return func() (string, bool) {
+	return func() (int, bool) {
 		for ev := range w.ResultChan() {
 			if ev.Type == watch.Added {
-				return ev.Object.GetMetadata().GetName(), true
+				return seq([]byte(ev.Object.GetMetadata().GetName())), true
 			}
 		}
-		return "", false
+		return 0, false
 	}, nil
 }
 
@@ -172,8 +196,8 @@ var (
 type fieldNumber = protowire.Number
 
 // rawAdds opens the same gRPC watch with a codec that keeps each message's
-// bytes; next returns the name of each ADDED pod, read off the wire.
-func rawAdds(ctx context.Context, conn *grpc.ClientConn, from *metav1.ListRequest) (next func() (string, bool), err error) {
+// bytes; next returns seq of the name of each ADDED pod, read off the wire.
+func rawAdds(ctx context.Context, conn *grpc.ClientConn, from *metav1.ListRequest, seq func([]byte) int) (next func() (int, bool), err error) {
 	stream, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, "/podline.core.v1.Pods/Watch", grpc.ForceCodecV2(rawCodec{}))
 	if err != nil {
 		return nil, err
@@ -184,14 +208,14 @@ func rawAdds(ctx context.Context, conn *grpc.ClientConn, from *metav1.ListReques
 	if err := stream.CloseSend(); err != nil {
 		return nil, err
 	}
-	return func() (string, bool) {
+	return func() (int, bool) {
 		for {
 			var b []byte
 			if err := stream.RecvMsg(&b); err != nil {
-				return "", false
+				return 0, false
 			}
 			if string(field(b, eventType)) == string(watch.Added) {
-				return string(field(field(field(b, eventObject), podMeta), metaName)), true
+				return seq(field(field(field(b, eventObject), podMeta), metaName)), true
 			}
 		}
 	}, nil
