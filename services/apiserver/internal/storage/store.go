@@ -55,7 +55,8 @@ func NewStore(client *clientv3.Client, timeout time.Duration) *Store {
 // Client is the etcd client, for the compactor and health checks.
 func (s *Store) Client() *clientv3.Client { return s.client }
 
-// Create writes obj at key if the key does not exist and returns it with its resourceVersion.
+// Create writes obj at key if the key does not exist and returns it with
+// its resourceVersion set. obj is the caller's to give: it is not copied.
 func (s *Store) Create(ctx context.Context, key string, c Codec, obj object.Object) (out object.Object, err error) {
 	ctx, sp := span(ctx, "txn create", key)
 	defer func() { end(sp, err) }()
@@ -71,9 +72,8 @@ func (s *Store) Create(ctx context.Context, key string, c Codec, obj object.Obje
 		return nil, ErrExists
 	}
 	sp.SetAttributes(attribute.Int64("etcd.revision", rev))
-	out = object.Copy(obj)
-	SetResourceVersion(out, rev)
-	return out, nil
+	SetResourceVersion(obj, rev)
+	return obj, nil
 }
 
 // Get reads the object at key; rev 0 reads the latest (a quorum read).
