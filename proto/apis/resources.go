@@ -1,5 +1,7 @@
 package apis
 
+import "strings"
+
 // Group is one API group/version and the proto package that defines it.
 type Group struct {
 	// Name is the Kubernetes group ("" for core).
@@ -73,8 +75,18 @@ func (r Resource) EtcdPrefix() string {
 	return "/registry/" + name + "/"
 }
 
-// Service is the name of the gRPC service for the resource ("Pods").
-func (r Resource) Service() string { return r.Kind + "s" }
+// Service is the name of the gRPC service for the resource: the kind in
+// the plural ("Pods", "PriorityClasses"). A kind that is plural already
+// names its message, so its service is "EndpointsService".
+func (r Resource) Service() string {
+	switch {
+	case strings.HasSuffix(r.Kind, "ss"):
+		return r.Kind + "es"
+	case strings.HasSuffix(r.Kind, "s"):
+		return r.Kind + "Service"
+	}
+	return r.Kind + "s"
+}
 
 // GroupResource is "pods" for core and "deployments.apps" otherwise, as in
 // Kubernetes' error messages.

@@ -2441,9 +2441,8 @@ const file_core_v1_api_proto_rawDesc = "" +
 	"\x06Delete\x12\x1e.podline.meta.v1.DeleteRequest\x1a\x18.podline.core.v1.Service\x12Z\n" +
 	"\x10DeleteCollection\x12(.podline.meta.v1.DeleteCollectionRequest\x1a\x1c.podline.core.v1.ServiceList\x12@\n" +
 	"\x05Patch\x12\x1d.podline.meta.v1.PatchRequest\x1a\x18.podline.core.v1.Service\x12F\n" +
-	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x18.podline.core.v1.Service2\xe5\x04\n" +
-	"\n" +
-	"Endpointss\x12>\n" +
+	"\vPatchStatus\x12\x1d.podline.meta.v1.PatchRequest\x1a\x18.podline.core.v1.Service2\xeb\x04\n" +
+	"\x10EndpointsService\x12>\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a\x1a.podline.core.v1.Endpoints\x12D\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a\x1e.podline.core.v1.EndpointsList\x12M\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a$.podline.core.v1.EndpointsWatchEvent0\x01\x12L\n" +
@@ -2653,14 +2652,14 @@ var file_core_v1_api_proto_depIdxs = []int32{
 	46,  // 83: podline.core.v1.Services.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
 	47,  // 84: podline.core.v1.Services.Patch:input_type -> podline.meta.v1.PatchRequest
 	47,  // 85: podline.core.v1.Services.PatchStatus:input_type -> podline.meta.v1.PatchRequest
-	43,  // 86: podline.core.v1.Endpointss.Get:input_type -> podline.meta.v1.GetRequest
-	44,  // 87: podline.core.v1.Endpointss.List:input_type -> podline.meta.v1.ListRequest
-	44,  // 88: podline.core.v1.Endpointss.Watch:input_type -> podline.meta.v1.ListRequest
-	15,  // 89: podline.core.v1.Endpointss.Create:input_type -> podline.core.v1.EndpointsWriteRequest
-	15,  // 90: podline.core.v1.Endpointss.Update:input_type -> podline.core.v1.EndpointsWriteRequest
-	45,  // 91: podline.core.v1.Endpointss.Delete:input_type -> podline.meta.v1.DeleteRequest
-	46,  // 92: podline.core.v1.Endpointss.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	47,  // 93: podline.core.v1.Endpointss.Patch:input_type -> podline.meta.v1.PatchRequest
+	43,  // 86: podline.core.v1.EndpointsService.Get:input_type -> podline.meta.v1.GetRequest
+	44,  // 87: podline.core.v1.EndpointsService.List:input_type -> podline.meta.v1.ListRequest
+	44,  // 88: podline.core.v1.EndpointsService.Watch:input_type -> podline.meta.v1.ListRequest
+	15,  // 89: podline.core.v1.EndpointsService.Create:input_type -> podline.core.v1.EndpointsWriteRequest
+	15,  // 90: podline.core.v1.EndpointsService.Update:input_type -> podline.core.v1.EndpointsWriteRequest
+	45,  // 91: podline.core.v1.EndpointsService.Delete:input_type -> podline.meta.v1.DeleteRequest
+	46,  // 92: podline.core.v1.EndpointsService.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	47,  // 93: podline.core.v1.EndpointsService.Patch:input_type -> podline.meta.v1.PatchRequest
 	43,  // 94: podline.core.v1.Events.Get:input_type -> podline.meta.v1.GetRequest
 	44,  // 95: podline.core.v1.Events.List:input_type -> podline.meta.v1.ListRequest
 	44,  // 96: podline.core.v1.Events.Watch:input_type -> podline.meta.v1.ListRequest
@@ -2749,14 +2748,14 @@ var file_core_v1_api_proto_depIdxs = []int32{
 	10,  // 179: podline.core.v1.Services.DeleteCollection:output_type -> podline.core.v1.ServiceList
 	36,  // 180: podline.core.v1.Services.Patch:output_type -> podline.core.v1.Service
 	36,  // 181: podline.core.v1.Services.PatchStatus:output_type -> podline.core.v1.Service
-	37,  // 182: podline.core.v1.Endpointss.Get:output_type -> podline.core.v1.Endpoints
-	13,  // 183: podline.core.v1.Endpointss.List:output_type -> podline.core.v1.EndpointsList
-	14,  // 184: podline.core.v1.Endpointss.Watch:output_type -> podline.core.v1.EndpointsWatchEvent
-	37,  // 185: podline.core.v1.Endpointss.Create:output_type -> podline.core.v1.Endpoints
-	37,  // 186: podline.core.v1.Endpointss.Update:output_type -> podline.core.v1.Endpoints
-	37,  // 187: podline.core.v1.Endpointss.Delete:output_type -> podline.core.v1.Endpoints
-	13,  // 188: podline.core.v1.Endpointss.DeleteCollection:output_type -> podline.core.v1.EndpointsList
-	37,  // 189: podline.core.v1.Endpointss.Patch:output_type -> podline.core.v1.Endpoints
+	37,  // 182: podline.core.v1.EndpointsService.Get:output_type -> podline.core.v1.Endpoints
+	13,  // 183: podline.core.v1.EndpointsService.List:output_type -> podline.core.v1.EndpointsList
+	14,  // 184: podline.core.v1.EndpointsService.Watch:output_type -> podline.core.v1.EndpointsWatchEvent
+	37,  // 185: podline.core.v1.EndpointsService.Create:output_type -> podline.core.v1.Endpoints
+	37,  // 186: podline.core.v1.EndpointsService.Update:output_type -> podline.core.v1.Endpoints
+	37,  // 187: podline.core.v1.EndpointsService.Delete:output_type -> podline.core.v1.Endpoints
+	13,  // 188: podline.core.v1.EndpointsService.DeleteCollection:output_type -> podline.core.v1.EndpointsList
+	37,  // 189: podline.core.v1.EndpointsService.Patch:output_type -> podline.core.v1.Endpoints
 	38,  // 190: podline.core.v1.Events.Get:output_type -> podline.core.v1.Event
 	16,  // 191: podline.core.v1.Events.List:output_type -> podline.core.v1.EventList
 	17,  // 192: podline.core.v1.Events.Watch:output_type -> podline.core.v1.EventWatchEvent

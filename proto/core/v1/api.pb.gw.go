@@ -2771,9 +2771,9 @@ func local_request_Services_PatchStatus_0(ctx context.Context, marshaler runtime
 	return msg, metadata, err
 }
 
-var filter_Endpointss_Get_0 = &utilities.DoubleArray{Encoding: map[string]int{"namespace": 0, "name": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
+var filter_EndpointsService_Get_0 = &utilities.DoubleArray{Encoding: map[string]int{"namespace": 0, "name": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
 
-func request_Endpointss_Get_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_EndpointsService_Get_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.GetRequest
 		metadata runtime.ServerMetadata
@@ -2798,7 +2798,7 @@ func request_Endpointss_Get_0(ctx context.Context, marshaler runtime.Marshaler, 
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Get_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Get_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -2808,7 +2808,7 @@ func request_Endpointss_Get_0(ctx context.Context, marshaler runtime.Marshaler, 
 	return msg, metadata, err
 }
 
-func local_request_Endpointss_Get_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_EndpointsService_Get_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointsServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.GetRequest
 		metadata runtime.ServerMetadata
@@ -2833,16 +2833,16 @@ func local_request_Endpointss_Get_0(ctx context.Context, marshaler runtime.Marsh
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Get_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Get_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Get(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_Endpointss_List_0 = &utilities.DoubleArray{Encoding: map[string]int{"namespace": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
+var filter_EndpointsService_List_0 = &utilities.DoubleArray{Encoding: map[string]int{"namespace": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
 
-func request_Endpointss_List_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_EndpointsService_List_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.ListRequest
 		metadata runtime.ServerMetadata
@@ -2859,7 +2859,7 @@ func request_Endpointss_List_0(ctx context.Context, marshaler runtime.Marshaler,
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_List_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_List_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -2869,7 +2869,7 @@ func request_Endpointss_List_0(ctx context.Context, marshaler runtime.Marshaler,
 	return msg, metadata, err
 }
 
-func local_request_Endpointss_List_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_EndpointsService_List_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointsServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.ListRequest
 		metadata runtime.ServerMetadata
@@ -2886,16 +2886,16 @@ func local_request_Endpointss_List_0(ctx context.Context, marshaler runtime.Mars
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_List_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_List_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.List(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_Endpointss_List_1 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+var filter_EndpointsService_List_1 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
-func request_Endpointss_List_1(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_EndpointsService_List_1(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.ListRequest
 		metadata runtime.ServerMetadata
@@ -2903,7 +2903,7 @@ func request_Endpointss_List_1(ctx context.Context, marshaler runtime.Marshaler,
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_List_1); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_List_1); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -2913,7 +2913,7 @@ func request_Endpointss_List_1(ctx context.Context, marshaler runtime.Marshaler,
 	return msg, metadata, err
 }
 
-func local_request_Endpointss_List_1(ctx context.Context, marshaler runtime.Marshaler, server EndpointssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_EndpointsService_List_1(ctx context.Context, marshaler runtime.Marshaler, server EndpointsServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.ListRequest
 		metadata runtime.ServerMetadata
@@ -2921,16 +2921,16 @@ func local_request_Endpointss_List_1(ctx context.Context, marshaler runtime.Mars
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_List_1); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_List_1); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.List(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_Endpointss_Watch_0 = &utilities.DoubleArray{Encoding: map[string]int{"namespace": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
+var filter_EndpointsService_Watch_0 = &utilities.DoubleArray{Encoding: map[string]int{"namespace": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
 
-func request_Endpointss_Watch_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (Endpointss_WatchClient, runtime.ServerMetadata, error) {
+func request_EndpointsService_Watch_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (EndpointsService_WatchClient, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.ListRequest
 		metadata runtime.ServerMetadata
@@ -2947,7 +2947,7 @@ func request_Endpointss_Watch_0(ctx context.Context, marshaler runtime.Marshaler
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Watch_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Watch_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -2965,9 +2965,9 @@ func request_Endpointss_Watch_0(ctx context.Context, marshaler runtime.Marshaler
 	return stream, metadata, nil
 }
 
-var filter_Endpointss_Watch_1 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+var filter_EndpointsService_Watch_1 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
-func request_Endpointss_Watch_1(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (Endpointss_WatchClient, runtime.ServerMetadata, error) {
+func request_EndpointsService_Watch_1(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (EndpointsService_WatchClient, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.ListRequest
 		metadata runtime.ServerMetadata
@@ -2975,7 +2975,7 @@ func request_Endpointss_Watch_1(ctx context.Context, marshaler runtime.Marshaler
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Watch_1); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Watch_1); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -2993,9 +2993,9 @@ func request_Endpointss_Watch_1(ctx context.Context, marshaler runtime.Marshaler
 	return stream, metadata, nil
 }
 
-var filter_Endpointss_Create_0 = &utilities.DoubleArray{Encoding: map[string]int{"object": 0, "namespace": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
+var filter_EndpointsService_Create_0 = &utilities.DoubleArray{Encoding: map[string]int{"object": 0, "namespace": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
 
-func request_Endpointss_Create_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_EndpointsService_Create_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq EndpointsWriteRequest
 		metadata runtime.ServerMetadata
@@ -3015,7 +3015,7 @@ func request_Endpointss_Create_0(ctx context.Context, marshaler runtime.Marshale
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Create_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Create_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -3025,7 +3025,7 @@ func request_Endpointss_Create_0(ctx context.Context, marshaler runtime.Marshale
 	return msg, metadata, err
 }
 
-func local_request_Endpointss_Create_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_EndpointsService_Create_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointsServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq EndpointsWriteRequest
 		metadata runtime.ServerMetadata
@@ -3045,16 +3045,16 @@ func local_request_Endpointss_Create_0(ctx context.Context, marshaler runtime.Ma
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Create_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Create_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Create(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_Endpointss_Update_0 = &utilities.DoubleArray{Encoding: map[string]int{"object": 0, "namespace": 1, "name": 2}, Base: []int{1, 1, 2, 3, 0, 0, 0}, Check: []int{0, 1, 1, 1, 2, 3, 4}}
+var filter_EndpointsService_Update_0 = &utilities.DoubleArray{Encoding: map[string]int{"object": 0, "namespace": 1, "name": 2}, Base: []int{1, 1, 2, 3, 0, 0, 0}, Check: []int{0, 1, 1, 1, 2, 3, 4}}
 
-func request_Endpointss_Update_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_EndpointsService_Update_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq EndpointsWriteRequest
 		metadata runtime.ServerMetadata
@@ -3082,7 +3082,7 @@ func request_Endpointss_Update_0(ctx context.Context, marshaler runtime.Marshale
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Update_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Update_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -3092,7 +3092,7 @@ func request_Endpointss_Update_0(ctx context.Context, marshaler runtime.Marshale
 	return msg, metadata, err
 }
 
-func local_request_Endpointss_Update_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_EndpointsService_Update_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointsServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq EndpointsWriteRequest
 		metadata runtime.ServerMetadata
@@ -3120,16 +3120,16 @@ func local_request_Endpointss_Update_0(ctx context.Context, marshaler runtime.Ma
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Update_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Update_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Update(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_Endpointss_Delete_0 = &utilities.DoubleArray{Encoding: map[string]int{"options": 0, "namespace": 1, "name": 2}, Base: []int{1, 1, 2, 3, 0, 0, 0}, Check: []int{0, 1, 1, 1, 2, 3, 4}}
+var filter_EndpointsService_Delete_0 = &utilities.DoubleArray{Encoding: map[string]int{"options": 0, "namespace": 1, "name": 2}, Base: []int{1, 1, 2, 3, 0, 0, 0}, Check: []int{0, 1, 1, 1, 2, 3, 4}}
 
-func request_Endpointss_Delete_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_EndpointsService_Delete_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.DeleteRequest
 		metadata runtime.ServerMetadata
@@ -3157,7 +3157,7 @@ func request_Endpointss_Delete_0(ctx context.Context, marshaler runtime.Marshale
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Delete_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Delete_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -3167,7 +3167,7 @@ func request_Endpointss_Delete_0(ctx context.Context, marshaler runtime.Marshale
 	return msg, metadata, err
 }
 
-func local_request_Endpointss_Delete_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_EndpointsService_Delete_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointsServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.DeleteRequest
 		metadata runtime.ServerMetadata
@@ -3195,16 +3195,16 @@ func local_request_Endpointss_Delete_0(ctx context.Context, marshaler runtime.Ma
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Delete_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Delete_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Delete(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_Endpointss_DeleteCollection_0 = &utilities.DoubleArray{Encoding: map[string]int{"options": 0, "namespace": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
+var filter_EndpointsService_DeleteCollection_0 = &utilities.DoubleArray{Encoding: map[string]int{"options": 0, "namespace": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
 
-func request_Endpointss_DeleteCollection_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_EndpointsService_DeleteCollection_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.DeleteCollectionRequest
 		metadata runtime.ServerMetadata
@@ -3224,7 +3224,7 @@ func request_Endpointss_DeleteCollection_0(ctx context.Context, marshaler runtim
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_DeleteCollection_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_DeleteCollection_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -3234,7 +3234,7 @@ func request_Endpointss_DeleteCollection_0(ctx context.Context, marshaler runtim
 	return msg, metadata, err
 }
 
-func local_request_Endpointss_DeleteCollection_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_EndpointsService_DeleteCollection_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointsServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.DeleteCollectionRequest
 		metadata runtime.ServerMetadata
@@ -3254,16 +3254,16 @@ func local_request_Endpointss_DeleteCollection_0(ctx context.Context, marshaler 
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_DeleteCollection_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_DeleteCollection_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.DeleteCollection(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_Endpointss_Patch_0 = &utilities.DoubleArray{Encoding: map[string]int{"data": 0, "namespace": 1, "name": 2}, Base: []int{1, 1, 2, 3, 0, 0, 0}, Check: []int{0, 1, 1, 1, 2, 3, 4}}
+var filter_EndpointsService_Patch_0 = &utilities.DoubleArray{Encoding: map[string]int{"data": 0, "namespace": 1, "name": 2}, Base: []int{1, 1, 2, 3, 0, 0, 0}, Check: []int{0, 1, 1, 1, 2, 3, 4}}
 
-func request_Endpointss_Patch_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_EndpointsService_Patch_0(ctx context.Context, marshaler runtime.Marshaler, client EndpointsServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.PatchRequest
 		metadata runtime.ServerMetadata
@@ -3291,7 +3291,7 @@ func request_Endpointss_Patch_0(ctx context.Context, marshaler runtime.Marshaler
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Patch_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Patch_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -3301,7 +3301,7 @@ func request_Endpointss_Patch_0(ctx context.Context, marshaler runtime.Marshaler
 	return msg, metadata, err
 }
 
-func local_request_Endpointss_Patch_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_EndpointsService_Patch_0(ctx context.Context, marshaler runtime.Marshaler, server EndpointsServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.PatchRequest
 		metadata runtime.ServerMetadata
@@ -3329,7 +3329,7 @@ func local_request_Endpointss_Patch_0(ctx context.Context, marshaler runtime.Mar
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_Endpointss_Patch_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_EndpointsService_Patch_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Patch(ctx, &protoReq)
@@ -7322,185 +7322,185 @@ func RegisterServicesHandlerServer(ctx context.Context, mux *runtime.ServeMux, s
 	return nil
 }
 
-// RegisterEndpointssHandlerServer registers the http handlers for service Endpointss to "mux".
-// UnaryRPC     :call EndpointssServer directly.
+// RegisterEndpointsServiceHandlerServer registers the http handlers for service EndpointsService to "mux".
+// UnaryRPC     :call EndpointsServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
-// Note that using this registration option will cause many gRPC library features to stop working. Consider using RegisterEndpointssHandlerFromEndpoint instead.
+// Note that using this registration option will cause many gRPC library features to stop working. Consider using RegisterEndpointsServiceHandlerFromEndpoint instead.
 // GRPC interceptors will not work for this type of registration. To use interceptors, you must use the "runtime.WithMiddlewares" option in the "runtime.NewServeMux" call.
-func RegisterEndpointssHandlerServer(ctx context.Context, mux *runtime.ServeMux, server EndpointssServer) error {
-	mux.Handle(http.MethodGet, pattern_Endpointss_Get_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+func RegisterEndpointsServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux, server EndpointsServiceServer) error {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_Get_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.Endpointss/Get", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Get", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_Endpointss_Get_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_EndpointsService_Get_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Get_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Get_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodGet, pattern_Endpointss_List_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_List_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.Endpointss/List", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.EndpointsService/List", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_Endpointss_List_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_EndpointsService_List_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_List_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_List_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodGet, pattern_Endpointss_List_1, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_List_1, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.Endpointss/List", runtime.WithHTTPPathPattern("/api/v1/endpoints"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.EndpointsService/List", runtime.WithHTTPPathPattern("/api/v1/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_Endpointss_List_1(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_EndpointsService_List_1(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_List_1(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_List_1(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
-	mux.Handle(http.MethodGet, pattern_Endpointss_Watch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_Watch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		err := status.Error(codes.Unimplemented, "streaming calls are not yet supported in the in-process transport")
 		_, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
 		runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 		return
 	})
 
-	mux.Handle(http.MethodGet, pattern_Endpointss_Watch_1, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_Watch_1, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		err := status.Error(codes.Unimplemented, "streaming calls are not yet supported in the in-process transport")
 		_, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
 		runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 		return
 	})
-	mux.Handle(http.MethodPost, pattern_Endpointss_Create_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPost, pattern_EndpointsService_Create_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.Endpointss/Create", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Create", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_Endpointss_Create_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_EndpointsService_Create_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Create_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Create_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPut, pattern_Endpointss_Update_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPut, pattern_EndpointsService_Update_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.Endpointss/Update", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Update", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_Endpointss_Update_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_EndpointsService_Update_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Update_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Update_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodDelete, pattern_Endpointss_Delete_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodDelete, pattern_EndpointsService_Delete_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.Endpointss/Delete", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Delete", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_Endpointss_Delete_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_EndpointsService_Delete_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Delete_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Delete_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodDelete, pattern_Endpointss_DeleteCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodDelete, pattern_EndpointsService_DeleteCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.Endpointss/DeleteCollection", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.EndpointsService/DeleteCollection", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_Endpointss_DeleteCollection_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_EndpointsService_DeleteCollection_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_DeleteCollection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_DeleteCollection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPatch, pattern_Endpointss_Patch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPatch, pattern_EndpointsService_Patch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.Endpointss/Patch", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Patch", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_Endpointss_Patch_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_EndpointsService_Patch_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Patch_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Patch_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -9597,9 +9597,9 @@ var (
 	forward_Services_PatchStatus_0      = runtime.ForwardResponseMessage
 )
 
-// RegisterEndpointssHandlerFromEndpoint is same as RegisterEndpointssHandler but
+// RegisterEndpointsServiceHandlerFromEndpoint is same as RegisterEndpointsServiceHandler but
 // automatically dials to "endpoint" and closes the connection when "ctx" gets done.
-func RegisterEndpointssHandlerFromEndpoint(ctx context.Context, mux *runtime.ServeMux, endpoint string, opts []grpc.DialOption) (err error) {
+func RegisterEndpointsServiceHandlerFromEndpoint(ctx context.Context, mux *runtime.ServeMux, endpoint string, opts []grpc.DialOption) (err error) {
 	conn, err := grpc.NewClient(endpoint, opts...)
 	if err != nil {
 		return err
@@ -9618,218 +9618,218 @@ func RegisterEndpointssHandlerFromEndpoint(ctx context.Context, mux *runtime.Ser
 			}
 		}()
 	}()
-	return RegisterEndpointssHandler(ctx, mux, conn)
+	return RegisterEndpointsServiceHandler(ctx, mux, conn)
 }
 
-// RegisterEndpointssHandler registers the http handlers for service Endpointss to "mux".
+// RegisterEndpointsServiceHandler registers the http handlers for service EndpointsService to "mux".
 // The handlers forward requests to the grpc endpoint over "conn".
-func RegisterEndpointssHandler(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
-	return RegisterEndpointssHandlerClient(ctx, mux, NewEndpointssClient(conn))
+func RegisterEndpointsServiceHandler(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
+	return RegisterEndpointsServiceHandlerClient(ctx, mux, NewEndpointsServiceClient(conn))
 }
 
-// RegisterEndpointssHandlerClient registers the http handlers for service Endpointss
-// to "mux". The handlers forward requests to the grpc endpoint over the given implementation of "EndpointssClient".
-// Note: the gRPC framework executes interceptors within the gRPC handler. If the passed in "EndpointssClient"
+// RegisterEndpointsServiceHandlerClient registers the http handlers for service EndpointsService
+// to "mux". The handlers forward requests to the grpc endpoint over the given implementation of "EndpointsServiceClient".
+// Note: the gRPC framework executes interceptors within the gRPC handler. If the passed in "EndpointsServiceClient"
 // doesn't go through the normal gRPC flow (creating a gRPC client etc.) then it will be up to the passed in
-// "EndpointssClient" to call the correct interceptors. This client ignores the HTTP middlewares.
-func RegisterEndpointssHandlerClient(ctx context.Context, mux *runtime.ServeMux, client EndpointssClient) error {
-	mux.Handle(http.MethodGet, pattern_Endpointss_Get_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+// "EndpointsServiceClient" to call the correct interceptors. This client ignores the HTTP middlewares.
+func RegisterEndpointsServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux, client EndpointsServiceClient) error {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_Get_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/Get", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Get", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_Get_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_Get_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Get_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Get_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodGet, pattern_Endpointss_List_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_List_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/List", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/List", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_List_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_List_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_List_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_List_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodGet, pattern_Endpointss_List_1, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_List_1, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/List", runtime.WithHTTPPathPattern("/api/v1/endpoints"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/List", runtime.WithHTTPPathPattern("/api/v1/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_List_1(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_List_1(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_List_1(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_List_1(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodGet, pattern_Endpointss_Watch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_Watch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/Watch", runtime.WithHTTPPathPattern("/api/v1/watch/namespaces/{namespace}/endpoints"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Watch", runtime.WithHTTPPathPattern("/api/v1/watch/namespaces/{namespace}/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_Watch_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_Watch_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Watch_0(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Watch_0(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodGet, pattern_Endpointss_Watch_1, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_EndpointsService_Watch_1, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/Watch", runtime.WithHTTPPathPattern("/api/v1/watch/endpoints"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Watch", runtime.WithHTTPPathPattern("/api/v1/watch/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_Watch_1(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_Watch_1(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Watch_1(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Watch_1(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPost, pattern_Endpointss_Create_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPost, pattern_EndpointsService_Create_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/Create", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Create", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_Create_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_Create_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Create_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Create_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPut, pattern_Endpointss_Update_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPut, pattern_EndpointsService_Update_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/Update", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Update", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_Update_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_Update_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Update_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Update_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodDelete, pattern_Endpointss_Delete_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodDelete, pattern_EndpointsService_Delete_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/Delete", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Delete", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_Delete_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_Delete_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Delete_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Delete_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodDelete, pattern_Endpointss_DeleteCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodDelete, pattern_EndpointsService_DeleteCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/DeleteCollection", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/DeleteCollection", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_DeleteCollection_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_DeleteCollection_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_DeleteCollection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_DeleteCollection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPatch, pattern_Endpointss_Patch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPatch, pattern_EndpointsService_Patch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.Endpointss/Patch", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.core.v1.EndpointsService/Patch", runtime.WithHTTPPathPattern("/api/v1/namespaces/{namespace}/endpoints/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_Endpointss_Patch_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_EndpointsService_Patch_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_Endpointss_Patch_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_EndpointsService_Patch_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 	return nil
 }
 
 var (
-	pattern_Endpointss_Get_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"api", "v1", "namespaces", "namespace", "endpoints", "name"}, ""))
-	pattern_Endpointss_List_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "namespaces", "namespace", "endpoints"}, ""))
-	pattern_Endpointss_List_1             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "endpoints"}, ""))
-	pattern_Endpointss_Watch_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "watch", "namespaces", "namespace", "endpoints"}, ""))
-	pattern_Endpointss_Watch_1            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "watch", "endpoints"}, ""))
-	pattern_Endpointss_Create_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "namespaces", "namespace", "endpoints"}, ""))
-	pattern_Endpointss_Update_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"api", "v1", "namespaces", "namespace", "endpoints", "name"}, ""))
-	pattern_Endpointss_Delete_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"api", "v1", "namespaces", "namespace", "endpoints", "name"}, ""))
-	pattern_Endpointss_DeleteCollection_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "namespaces", "namespace", "endpoints"}, ""))
-	pattern_Endpointss_Patch_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"api", "v1", "namespaces", "namespace", "endpoints", "name"}, ""))
+	pattern_EndpointsService_Get_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"api", "v1", "namespaces", "namespace", "endpoints", "name"}, ""))
+	pattern_EndpointsService_List_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "namespaces", "namespace", "endpoints"}, ""))
+	pattern_EndpointsService_List_1             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "endpoints"}, ""))
+	pattern_EndpointsService_Watch_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "watch", "namespaces", "namespace", "endpoints"}, ""))
+	pattern_EndpointsService_Watch_1            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "watch", "endpoints"}, ""))
+	pattern_EndpointsService_Create_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "namespaces", "namespace", "endpoints"}, ""))
+	pattern_EndpointsService_Update_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"api", "v1", "namespaces", "namespace", "endpoints", "name"}, ""))
+	pattern_EndpointsService_Delete_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"api", "v1", "namespaces", "namespace", "endpoints", "name"}, ""))
+	pattern_EndpointsService_DeleteCollection_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "namespaces", "namespace", "endpoints"}, ""))
+	pattern_EndpointsService_Patch_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"api", "v1", "namespaces", "namespace", "endpoints", "name"}, ""))
 )
 
 var (
-	forward_Endpointss_Get_0              = runtime.ForwardResponseMessage
-	forward_Endpointss_List_0             = runtime.ForwardResponseMessage
-	forward_Endpointss_List_1             = runtime.ForwardResponseMessage
-	forward_Endpointss_Watch_0            = runtime.ForwardResponseStream
-	forward_Endpointss_Watch_1            = runtime.ForwardResponseStream
-	forward_Endpointss_Create_0           = runtime.ForwardResponseMessage
-	forward_Endpointss_Update_0           = runtime.ForwardResponseMessage
-	forward_Endpointss_Delete_0           = runtime.ForwardResponseMessage
-	forward_Endpointss_DeleteCollection_0 = runtime.ForwardResponseMessage
-	forward_Endpointss_Patch_0            = runtime.ForwardResponseMessage
+	forward_EndpointsService_Get_0              = runtime.ForwardResponseMessage
+	forward_EndpointsService_List_0             = runtime.ForwardResponseMessage
+	forward_EndpointsService_List_1             = runtime.ForwardResponseMessage
+	forward_EndpointsService_Watch_0            = runtime.ForwardResponseStream
+	forward_EndpointsService_Watch_1            = runtime.ForwardResponseStream
+	forward_EndpointsService_Create_0           = runtime.ForwardResponseMessage
+	forward_EndpointsService_Update_0           = runtime.ForwardResponseMessage
+	forward_EndpointsService_Delete_0           = runtime.ForwardResponseMessage
+	forward_EndpointsService_DeleteCollection_0 = runtime.ForwardResponseMessage
+	forward_EndpointsService_Patch_0            = runtime.ForwardResponseMessage
 )
 
 // RegisterEventsHandlerFromEndpoint is same as RegisterEventsHandler but

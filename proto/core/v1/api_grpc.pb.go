@@ -2020,22 +2020,22 @@ var Services_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Endpointss_Get_FullMethodName              = "/podline.core.v1.Endpointss/Get"
-	Endpointss_List_FullMethodName             = "/podline.core.v1.Endpointss/List"
-	Endpointss_Watch_FullMethodName            = "/podline.core.v1.Endpointss/Watch"
-	Endpointss_Create_FullMethodName           = "/podline.core.v1.Endpointss/Create"
-	Endpointss_Update_FullMethodName           = "/podline.core.v1.Endpointss/Update"
-	Endpointss_Delete_FullMethodName           = "/podline.core.v1.Endpointss/Delete"
-	Endpointss_DeleteCollection_FullMethodName = "/podline.core.v1.Endpointss/DeleteCollection"
-	Endpointss_Patch_FullMethodName            = "/podline.core.v1.Endpointss/Patch"
+	EndpointsService_Get_FullMethodName              = "/podline.core.v1.EndpointsService/Get"
+	EndpointsService_List_FullMethodName             = "/podline.core.v1.EndpointsService/List"
+	EndpointsService_Watch_FullMethodName            = "/podline.core.v1.EndpointsService/Watch"
+	EndpointsService_Create_FullMethodName           = "/podline.core.v1.EndpointsService/Create"
+	EndpointsService_Update_FullMethodName           = "/podline.core.v1.EndpointsService/Update"
+	EndpointsService_Delete_FullMethodName           = "/podline.core.v1.EndpointsService/Delete"
+	EndpointsService_DeleteCollection_FullMethodName = "/podline.core.v1.EndpointsService/DeleteCollection"
+	EndpointsService_Patch_FullMethodName            = "/podline.core.v1.EndpointsService/Patch"
 )
 
-// EndpointssClient is the client API for Endpointss service.
+// EndpointsServiceClient is the client API for EndpointsService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// Endpointss serves endpoints.
-type EndpointssClient interface {
+// EndpointsService serves endpoints.
+type EndpointsServiceClient interface {
 	Get(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Endpoints, error)
 	List(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (*EndpointsList, error)
 	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[EndpointsWatchEvent], error)
@@ -2046,37 +2046,37 @@ type EndpointssClient interface {
 	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Endpoints, error)
 }
 
-type endpointssClient struct {
+type endpointsServiceClient struct {
 	cc grpc.ClientConnInterface
 }
 
-func NewEndpointssClient(cc grpc.ClientConnInterface) EndpointssClient {
-	return &endpointssClient{cc}
+func NewEndpointsServiceClient(cc grpc.ClientConnInterface) EndpointsServiceClient {
+	return &endpointsServiceClient{cc}
 }
 
-func (c *endpointssClient) Get(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Endpoints, error) {
+func (c *endpointsServiceClient) Get(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*Endpoints, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Endpoints)
-	err := c.cc.Invoke(ctx, Endpointss_Get_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, EndpointsService_Get_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *endpointssClient) List(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (*EndpointsList, error) {
+func (c *endpointsServiceClient) List(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (*EndpointsList, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EndpointsList)
-	err := c.cc.Invoke(ctx, Endpointss_List_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, EndpointsService_List_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *endpointssClient) Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[EndpointsWatchEvent], error) {
+func (c *endpointsServiceClient) Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[EndpointsWatchEvent], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &Endpointss_ServiceDesc.Streams[0], Endpointss_Watch_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &EndpointsService_ServiceDesc.Streams[0], EndpointsService_Watch_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -2091,64 +2091,64 @@ func (c *endpointssClient) Watch(ctx context.Context, in *v1.ListRequest, opts .
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Endpointss_WatchClient = grpc.ServerStreamingClient[EndpointsWatchEvent]
+type EndpointsService_WatchClient = grpc.ServerStreamingClient[EndpointsWatchEvent]
 
-func (c *endpointssClient) Create(ctx context.Context, in *EndpointsWriteRequest, opts ...grpc.CallOption) (*Endpoints, error) {
+func (c *endpointsServiceClient) Create(ctx context.Context, in *EndpointsWriteRequest, opts ...grpc.CallOption) (*Endpoints, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Endpoints)
-	err := c.cc.Invoke(ctx, Endpointss_Create_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, EndpointsService_Create_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *endpointssClient) Update(ctx context.Context, in *EndpointsWriteRequest, opts ...grpc.CallOption) (*Endpoints, error) {
+func (c *endpointsServiceClient) Update(ctx context.Context, in *EndpointsWriteRequest, opts ...grpc.CallOption) (*Endpoints, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Endpoints)
-	err := c.cc.Invoke(ctx, Endpointss_Update_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, EndpointsService_Update_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *endpointssClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Endpoints, error) {
+func (c *endpointsServiceClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*Endpoints, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Endpoints)
-	err := c.cc.Invoke(ctx, Endpointss_Delete_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, EndpointsService_Delete_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *endpointssClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*EndpointsList, error) {
+func (c *endpointsServiceClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*EndpointsList, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EndpointsList)
-	err := c.cc.Invoke(ctx, Endpointss_DeleteCollection_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, EndpointsService_DeleteCollection_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *endpointssClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Endpoints, error) {
+func (c *endpointsServiceClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*Endpoints, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Endpoints)
-	err := c.cc.Invoke(ctx, Endpointss_Patch_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, EndpointsService_Patch_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// EndpointssServer is the server API for Endpointss service.
-// All implementations must embed UnimplementedEndpointssServer
+// EndpointsServiceServer is the server API for EndpointsService service.
+// All implementations must embed UnimplementedEndpointsServiceServer
 // for forward compatibility.
 //
-// Endpointss serves endpoints.
-type EndpointssServer interface {
+// EndpointsService serves endpoints.
+type EndpointsServiceServer interface {
 	Get(context.Context, *v1.GetRequest) (*Endpoints, error)
 	List(context.Context, *v1.ListRequest) (*EndpointsList, error)
 	Watch(*v1.ListRequest, grpc.ServerStreamingServer[EndpointsWatchEvent]) error
@@ -2157,238 +2157,238 @@ type EndpointssServer interface {
 	Delete(context.Context, *v1.DeleteRequest) (*Endpoints, error)
 	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*EndpointsList, error)
 	Patch(context.Context, *v1.PatchRequest) (*Endpoints, error)
-	mustEmbedUnimplementedEndpointssServer()
+	mustEmbedUnimplementedEndpointsServiceServer()
 }
 
-// UnimplementedEndpointssServer must be embedded to have
+// UnimplementedEndpointsServiceServer must be embedded to have
 // forward compatible implementations.
 //
 // NOTE: this should be embedded by value instead of pointer to avoid a nil
 // pointer dereference when methods are called.
-type UnimplementedEndpointssServer struct{}
+type UnimplementedEndpointsServiceServer struct{}
 
-func (UnimplementedEndpointssServer) Get(context.Context, *v1.GetRequest) (*Endpoints, error) {
+func (UnimplementedEndpointsServiceServer) Get(context.Context, *v1.GetRequest) (*Endpoints, error) {
 	return nil, status.Error(codes.Unimplemented, "method Get not implemented")
 }
-func (UnimplementedEndpointssServer) List(context.Context, *v1.ListRequest) (*EndpointsList, error) {
+func (UnimplementedEndpointsServiceServer) List(context.Context, *v1.ListRequest) (*EndpointsList, error) {
 	return nil, status.Error(codes.Unimplemented, "method List not implemented")
 }
-func (UnimplementedEndpointssServer) Watch(*v1.ListRequest, grpc.ServerStreamingServer[EndpointsWatchEvent]) error {
+func (UnimplementedEndpointsServiceServer) Watch(*v1.ListRequest, grpc.ServerStreamingServer[EndpointsWatchEvent]) error {
 	return status.Error(codes.Unimplemented, "method Watch not implemented")
 }
-func (UnimplementedEndpointssServer) Create(context.Context, *EndpointsWriteRequest) (*Endpoints, error) {
+func (UnimplementedEndpointsServiceServer) Create(context.Context, *EndpointsWriteRequest) (*Endpoints, error) {
 	return nil, status.Error(codes.Unimplemented, "method Create not implemented")
 }
-func (UnimplementedEndpointssServer) Update(context.Context, *EndpointsWriteRequest) (*Endpoints, error) {
+func (UnimplementedEndpointsServiceServer) Update(context.Context, *EndpointsWriteRequest) (*Endpoints, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
 }
-func (UnimplementedEndpointssServer) Delete(context.Context, *v1.DeleteRequest) (*Endpoints, error) {
+func (UnimplementedEndpointsServiceServer) Delete(context.Context, *v1.DeleteRequest) (*Endpoints, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
 }
-func (UnimplementedEndpointssServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*EndpointsList, error) {
+func (UnimplementedEndpointsServiceServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*EndpointsList, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
 }
-func (UnimplementedEndpointssServer) Patch(context.Context, *v1.PatchRequest) (*Endpoints, error) {
+func (UnimplementedEndpointsServiceServer) Patch(context.Context, *v1.PatchRequest) (*Endpoints, error) {
 	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
-func (UnimplementedEndpointssServer) mustEmbedUnimplementedEndpointssServer() {}
-func (UnimplementedEndpointssServer) testEmbeddedByValue()                    {}
+func (UnimplementedEndpointsServiceServer) mustEmbedUnimplementedEndpointsServiceServer() {}
+func (UnimplementedEndpointsServiceServer) testEmbeddedByValue()                          {}
 
-// UnsafeEndpointssServer may be embedded to opt out of forward compatibility for this service.
-// Use of this interface is not recommended, as added methods to EndpointssServer will
+// UnsafeEndpointsServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to EndpointsServiceServer will
 // result in compilation errors.
-type UnsafeEndpointssServer interface {
-	mustEmbedUnimplementedEndpointssServer()
+type UnsafeEndpointsServiceServer interface {
+	mustEmbedUnimplementedEndpointsServiceServer()
 }
 
-func RegisterEndpointssServer(s grpc.ServiceRegistrar, srv EndpointssServer) {
-	// If the following call panics, it indicates UnimplementedEndpointssServer was
+func RegisterEndpointsServiceServer(s grpc.ServiceRegistrar, srv EndpointsServiceServer) {
+	// If the following call panics, it indicates UnimplementedEndpointsServiceServer was
 	// embedded by pointer and is nil.  This will cause panics if an
 	// unimplemented method is ever invoked, so we test this at initialization
 	// time to prevent it from happening at runtime later due to I/O.
 	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
 		t.testEmbeddedByValue()
 	}
-	s.RegisterService(&Endpointss_ServiceDesc, srv)
+	s.RegisterService(&EndpointsService_ServiceDesc, srv)
 }
 
-func _Endpointss_Get_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _EndpointsService_Get_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.GetRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(EndpointssServer).Get(ctx, in)
+		return srv.(EndpointsServiceServer).Get(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Endpointss_Get_FullMethodName,
+		FullMethod: EndpointsService_Get_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EndpointssServer).Get(ctx, req.(*v1.GetRequest))
+		return srv.(EndpointsServiceServer).Get(ctx, req.(*v1.GetRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Endpointss_List_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _EndpointsService_List_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.ListRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(EndpointssServer).List(ctx, in)
+		return srv.(EndpointsServiceServer).List(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Endpointss_List_FullMethodName,
+		FullMethod: EndpointsService_List_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EndpointssServer).List(ctx, req.(*v1.ListRequest))
+		return srv.(EndpointsServiceServer).List(ctx, req.(*v1.ListRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Endpointss_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
+func _EndpointsService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(v1.ListRequest)
 	if err := stream.RecvMsg(m); err != nil {
 		return err
 	}
-	return srv.(EndpointssServer).Watch(m, &grpc.GenericServerStream[v1.ListRequest, EndpointsWatchEvent]{ServerStream: stream})
+	return srv.(EndpointsServiceServer).Watch(m, &grpc.GenericServerStream[v1.ListRequest, EndpointsWatchEvent]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Endpointss_WatchServer = grpc.ServerStreamingServer[EndpointsWatchEvent]
+type EndpointsService_WatchServer = grpc.ServerStreamingServer[EndpointsWatchEvent]
 
-func _Endpointss_Create_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _EndpointsService_Create_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(EndpointsWriteRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(EndpointssServer).Create(ctx, in)
+		return srv.(EndpointsServiceServer).Create(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Endpointss_Create_FullMethodName,
+		FullMethod: EndpointsService_Create_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EndpointssServer).Create(ctx, req.(*EndpointsWriteRequest))
+		return srv.(EndpointsServiceServer).Create(ctx, req.(*EndpointsWriteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Endpointss_Update_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _EndpointsService_Update_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(EndpointsWriteRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(EndpointssServer).Update(ctx, in)
+		return srv.(EndpointsServiceServer).Update(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Endpointss_Update_FullMethodName,
+		FullMethod: EndpointsService_Update_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EndpointssServer).Update(ctx, req.(*EndpointsWriteRequest))
+		return srv.(EndpointsServiceServer).Update(ctx, req.(*EndpointsWriteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Endpointss_Delete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _EndpointsService_Delete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.DeleteRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(EndpointssServer).Delete(ctx, in)
+		return srv.(EndpointsServiceServer).Delete(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Endpointss_Delete_FullMethodName,
+		FullMethod: EndpointsService_Delete_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EndpointssServer).Delete(ctx, req.(*v1.DeleteRequest))
+		return srv.(EndpointsServiceServer).Delete(ctx, req.(*v1.DeleteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Endpointss_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _EndpointsService_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.DeleteCollectionRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(EndpointssServer).DeleteCollection(ctx, in)
+		return srv.(EndpointsServiceServer).DeleteCollection(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Endpointss_DeleteCollection_FullMethodName,
+		FullMethod: EndpointsService_DeleteCollection_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EndpointssServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+		return srv.(EndpointsServiceServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Endpointss_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _EndpointsService_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.PatchRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(EndpointssServer).Patch(ctx, in)
+		return srv.(EndpointsServiceServer).Patch(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Endpointss_Patch_FullMethodName,
+		FullMethod: EndpointsService_Patch_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(EndpointssServer).Patch(ctx, req.(*v1.PatchRequest))
+		return srv.(EndpointsServiceServer).Patch(ctx, req.(*v1.PatchRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-// Endpointss_ServiceDesc is the grpc.ServiceDesc for Endpointss service.
+// EndpointsService_ServiceDesc is the grpc.ServiceDesc for EndpointsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
-var Endpointss_ServiceDesc = grpc.ServiceDesc{
-	ServiceName: "podline.core.v1.Endpointss",
-	HandlerType: (*EndpointssServer)(nil),
+var EndpointsService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "podline.core.v1.EndpointsService",
+	HandlerType: (*EndpointsServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
 			MethodName: "Get",
-			Handler:    _Endpointss_Get_Handler,
+			Handler:    _EndpointsService_Get_Handler,
 		},
 		{
 			MethodName: "List",
-			Handler:    _Endpointss_List_Handler,
+			Handler:    _EndpointsService_List_Handler,
 		},
 		{
 			MethodName: "Create",
-			Handler:    _Endpointss_Create_Handler,
+			Handler:    _EndpointsService_Create_Handler,
 		},
 		{
 			MethodName: "Update",
-			Handler:    _Endpointss_Update_Handler,
+			Handler:    _EndpointsService_Update_Handler,
 		},
 		{
 			MethodName: "Delete",
-			Handler:    _Endpointss_Delete_Handler,
+			Handler:    _EndpointsService_Delete_Handler,
 		},
 		{
 			MethodName: "DeleteCollection",
-			Handler:    _Endpointss_DeleteCollection_Handler,
+			Handler:    _EndpointsService_DeleteCollection_Handler,
 		},
 		{
 			MethodName: "Patch",
-			Handler:    _Endpointss_Patch_Handler,
+			Handler:    _EndpointsService_Patch_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Watch",
-			Handler:       _Endpointss_Watch_Handler,
+			Handler:       _EndpointsService_Watch_Handler,
 			ServerStreams: true,
 		},
 	},

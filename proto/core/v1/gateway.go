@@ -15,7 +15,7 @@ var Gateways = []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) erro
 	RegisterNodesHandler,
 	RegisterNamespacesHandler,
 	RegisterServicesHandler,
-	RegisterEndpointssHandler,
+	RegisterEndpointsServiceHandler,
 	RegisterEventsHandler,
 	RegisterConfigMapsHandler,
 	RegisterSecretsHandler,

@@ -255,8 +255,8 @@ const file_scheduling_v1_api_proto_rawDesc = "" +
 	"\x06object\x18\x03 \x01(\v2$.podline.scheduling.v1.PriorityClassR\x06object\x12\x17\n" +
 	"\adry_run\x18\x04 \x03(\tR\x06dryRun\x12#\n" +
 	"\rfield_manager\x18\x05 \x01(\tR\ffieldManager\x12)\n" +
-	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xcd\x05\n" +
-	"\x0ePriorityClasss\x12H\n" +
+	"\x10field_validation\x18\x06 \x01(\tR\x0ffieldValidation2\xce\x05\n" +
+	"\x0fPriorityClasses\x12H\n" +
 	"\x03Get\x12\x1b.podline.meta.v1.GetRequest\x1a$.podline.scheduling.v1.PriorityClass\x12N\n" +
 	"\x04List\x12\x1c.podline.meta.v1.ListRequest\x1a(.podline.scheduling.v1.PriorityClassList\x12W\n" +
 	"\x05Watch\x12\x1c.podline.meta.v1.ListRequest\x1a..podline.scheduling.v1.PriorityClassWatchEvent0\x01\x12`\n" +
@@ -296,22 +296,22 @@ var file_scheduling_v1_api_proto_depIdxs = []int32{
 	4,  // 1: podline.scheduling.v1.PriorityClassList.items:type_name -> podline.scheduling.v1.PriorityClass
 	4,  // 2: podline.scheduling.v1.PriorityClassWatchEvent.object:type_name -> podline.scheduling.v1.PriorityClass
 	4,  // 3: podline.scheduling.v1.PriorityClassWriteRequest.object:type_name -> podline.scheduling.v1.PriorityClass
-	5,  // 4: podline.scheduling.v1.PriorityClasss.Get:input_type -> podline.meta.v1.GetRequest
-	6,  // 5: podline.scheduling.v1.PriorityClasss.List:input_type -> podline.meta.v1.ListRequest
-	6,  // 6: podline.scheduling.v1.PriorityClasss.Watch:input_type -> podline.meta.v1.ListRequest
-	2,  // 7: podline.scheduling.v1.PriorityClasss.Create:input_type -> podline.scheduling.v1.PriorityClassWriteRequest
-	2,  // 8: podline.scheduling.v1.PriorityClasss.Update:input_type -> podline.scheduling.v1.PriorityClassWriteRequest
-	7,  // 9: podline.scheduling.v1.PriorityClasss.Delete:input_type -> podline.meta.v1.DeleteRequest
-	8,  // 10: podline.scheduling.v1.PriorityClasss.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
-	9,  // 11: podline.scheduling.v1.PriorityClasss.Patch:input_type -> podline.meta.v1.PatchRequest
-	4,  // 12: podline.scheduling.v1.PriorityClasss.Get:output_type -> podline.scheduling.v1.PriorityClass
-	0,  // 13: podline.scheduling.v1.PriorityClasss.List:output_type -> podline.scheduling.v1.PriorityClassList
-	1,  // 14: podline.scheduling.v1.PriorityClasss.Watch:output_type -> podline.scheduling.v1.PriorityClassWatchEvent
-	4,  // 15: podline.scheduling.v1.PriorityClasss.Create:output_type -> podline.scheduling.v1.PriorityClass
-	4,  // 16: podline.scheduling.v1.PriorityClasss.Update:output_type -> podline.scheduling.v1.PriorityClass
-	4,  // 17: podline.scheduling.v1.PriorityClasss.Delete:output_type -> podline.scheduling.v1.PriorityClass
-	0,  // 18: podline.scheduling.v1.PriorityClasss.DeleteCollection:output_type -> podline.scheduling.v1.PriorityClassList
-	4,  // 19: podline.scheduling.v1.PriorityClasss.Patch:output_type -> podline.scheduling.v1.PriorityClass
+	5,  // 4: podline.scheduling.v1.PriorityClasses.Get:input_type -> podline.meta.v1.GetRequest
+	6,  // 5: podline.scheduling.v1.PriorityClasses.List:input_type -> podline.meta.v1.ListRequest
+	6,  // 6: podline.scheduling.v1.PriorityClasses.Watch:input_type -> podline.meta.v1.ListRequest
+	2,  // 7: podline.scheduling.v1.PriorityClasses.Create:input_type -> podline.scheduling.v1.PriorityClassWriteRequest
+	2,  // 8: podline.scheduling.v1.PriorityClasses.Update:input_type -> podline.scheduling.v1.PriorityClassWriteRequest
+	7,  // 9: podline.scheduling.v1.PriorityClasses.Delete:input_type -> podline.meta.v1.DeleteRequest
+	8,  // 10: podline.scheduling.v1.PriorityClasses.DeleteCollection:input_type -> podline.meta.v1.DeleteCollectionRequest
+	9,  // 11: podline.scheduling.v1.PriorityClasses.Patch:input_type -> podline.meta.v1.PatchRequest
+	4,  // 12: podline.scheduling.v1.PriorityClasses.Get:output_type -> podline.scheduling.v1.PriorityClass
+	0,  // 13: podline.scheduling.v1.PriorityClasses.List:output_type -> podline.scheduling.v1.PriorityClassList
+	1,  // 14: podline.scheduling.v1.PriorityClasses.Watch:output_type -> podline.scheduling.v1.PriorityClassWatchEvent
+	4,  // 15: podline.scheduling.v1.PriorityClasses.Create:output_type -> podline.scheduling.v1.PriorityClass
+	4,  // 16: podline.scheduling.v1.PriorityClasses.Update:output_type -> podline.scheduling.v1.PriorityClass
+	4,  // 17: podline.scheduling.v1.PriorityClasses.Delete:output_type -> podline.scheduling.v1.PriorityClass
+	0,  // 18: podline.scheduling.v1.PriorityClasses.DeleteCollection:output_type -> podline.scheduling.v1.PriorityClassList
+	4,  // 19: podline.scheduling.v1.PriorityClasses.Patch:output_type -> podline.scheduling.v1.PriorityClass
 	12, // [12:20] is the sub-list for method output_type
 	4,  // [4:12] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name

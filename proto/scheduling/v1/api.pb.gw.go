@@ -36,9 +36,9 @@ var (
 	_ = metadata.Join
 )
 
-var filter_PriorityClasss_Get_0 = &utilities.DoubleArray{Encoding: map[string]int{"name": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
+var filter_PriorityClasses_Get_0 = &utilities.DoubleArray{Encoding: map[string]int{"name": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
 
-func request_PriorityClasss_Get_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClasssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_PriorityClasses_Get_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClassesClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.GetRequest
 		metadata runtime.ServerMetadata
@@ -55,7 +55,7 @@ func request_PriorityClasss_Get_0(ctx context.Context, marshaler runtime.Marshal
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Get_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Get_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -65,7 +65,7 @@ func request_PriorityClasss_Get_0(ctx context.Context, marshaler runtime.Marshal
 	return msg, metadata, err
 }
 
-func local_request_PriorityClasss_Get_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClasssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_PriorityClasses_Get_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClassesServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.GetRequest
 		metadata runtime.ServerMetadata
@@ -82,16 +82,16 @@ func local_request_PriorityClasss_Get_0(ctx context.Context, marshaler runtime.M
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Get_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Get_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Get(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_PriorityClasss_List_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+var filter_PriorityClasses_List_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
-func request_PriorityClasss_List_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClasssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_PriorityClasses_List_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClassesClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.ListRequest
 		metadata runtime.ServerMetadata
@@ -99,7 +99,7 @@ func request_PriorityClasss_List_0(ctx context.Context, marshaler runtime.Marsha
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_List_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_List_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -109,7 +109,7 @@ func request_PriorityClasss_List_0(ctx context.Context, marshaler runtime.Marsha
 	return msg, metadata, err
 }
 
-func local_request_PriorityClasss_List_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClasssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_PriorityClasses_List_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClassesServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.ListRequest
 		metadata runtime.ServerMetadata
@@ -117,16 +117,16 @@ func local_request_PriorityClasss_List_0(ctx context.Context, marshaler runtime.
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_List_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_List_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.List(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_PriorityClasss_Watch_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+var filter_PriorityClasses_Watch_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
-func request_PriorityClasss_Watch_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClasssClient, req *http.Request, pathParams map[string]string) (PriorityClasss_WatchClient, runtime.ServerMetadata, error) {
+func request_PriorityClasses_Watch_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClassesClient, req *http.Request, pathParams map[string]string) (PriorityClasses_WatchClient, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.ListRequest
 		metadata runtime.ServerMetadata
@@ -134,7 +134,7 @@ func request_PriorityClasss_Watch_0(ctx context.Context, marshaler runtime.Marsh
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Watch_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Watch_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -152,9 +152,9 @@ func request_PriorityClasss_Watch_0(ctx context.Context, marshaler runtime.Marsh
 	return stream, metadata, nil
 }
 
-var filter_PriorityClasss_Create_0 = &utilities.DoubleArray{Encoding: map[string]int{"object": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
+var filter_PriorityClasses_Create_0 = &utilities.DoubleArray{Encoding: map[string]int{"object": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
 
-func request_PriorityClasss_Create_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClasssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_PriorityClasses_Create_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClassesClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq PriorityClassWriteRequest
 		metadata runtime.ServerMetadata
@@ -165,7 +165,7 @@ func request_PriorityClasss_Create_0(ctx context.Context, marshaler runtime.Mars
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Create_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Create_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -175,7 +175,7 @@ func request_PriorityClasss_Create_0(ctx context.Context, marshaler runtime.Mars
 	return msg, metadata, err
 }
 
-func local_request_PriorityClasss_Create_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClasssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_PriorityClasses_Create_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClassesServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq PriorityClassWriteRequest
 		metadata runtime.ServerMetadata
@@ -186,16 +186,16 @@ func local_request_PriorityClasss_Create_0(ctx context.Context, marshaler runtim
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Create_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Create_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Create(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_PriorityClasss_Update_0 = &utilities.DoubleArray{Encoding: map[string]int{"object": 0, "name": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
+var filter_PriorityClasses_Update_0 = &utilities.DoubleArray{Encoding: map[string]int{"object": 0, "name": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
 
-func request_PriorityClasss_Update_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClasssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_PriorityClasses_Update_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClassesClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq PriorityClassWriteRequest
 		metadata runtime.ServerMetadata
@@ -215,7 +215,7 @@ func request_PriorityClasss_Update_0(ctx context.Context, marshaler runtime.Mars
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Update_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Update_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -225,7 +225,7 @@ func request_PriorityClasss_Update_0(ctx context.Context, marshaler runtime.Mars
 	return msg, metadata, err
 }
 
-func local_request_PriorityClasss_Update_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClasssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_PriorityClasses_Update_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClassesServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq PriorityClassWriteRequest
 		metadata runtime.ServerMetadata
@@ -245,16 +245,16 @@ func local_request_PriorityClasss_Update_0(ctx context.Context, marshaler runtim
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Update_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Update_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Update(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_PriorityClasss_Delete_0 = &utilities.DoubleArray{Encoding: map[string]int{"options": 0, "name": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
+var filter_PriorityClasses_Delete_0 = &utilities.DoubleArray{Encoding: map[string]int{"options": 0, "name": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
 
-func request_PriorityClasss_Delete_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClasssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_PriorityClasses_Delete_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClassesClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.DeleteRequest
 		metadata runtime.ServerMetadata
@@ -274,7 +274,7 @@ func request_PriorityClasss_Delete_0(ctx context.Context, marshaler runtime.Mars
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Delete_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Delete_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -284,7 +284,7 @@ func request_PriorityClasss_Delete_0(ctx context.Context, marshaler runtime.Mars
 	return msg, metadata, err
 }
 
-func local_request_PriorityClasss_Delete_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClasssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_PriorityClasses_Delete_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClassesServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.DeleteRequest
 		metadata runtime.ServerMetadata
@@ -304,16 +304,16 @@ func local_request_PriorityClasss_Delete_0(ctx context.Context, marshaler runtim
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Delete_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Delete_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Delete(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_PriorityClasss_DeleteCollection_0 = &utilities.DoubleArray{Encoding: map[string]int{"options": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
+var filter_PriorityClasses_DeleteCollection_0 = &utilities.DoubleArray{Encoding: map[string]int{"options": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
 
-func request_PriorityClasss_DeleteCollection_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClasssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_PriorityClasses_DeleteCollection_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClassesClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.DeleteCollectionRequest
 		metadata runtime.ServerMetadata
@@ -324,7 +324,7 @@ func request_PriorityClasss_DeleteCollection_0(ctx context.Context, marshaler ru
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_DeleteCollection_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_DeleteCollection_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -334,7 +334,7 @@ func request_PriorityClasss_DeleteCollection_0(ctx context.Context, marshaler ru
 	return msg, metadata, err
 }
 
-func local_request_PriorityClasss_DeleteCollection_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClasssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_PriorityClasses_DeleteCollection_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClassesServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.DeleteCollectionRequest
 		metadata runtime.ServerMetadata
@@ -345,16 +345,16 @@ func local_request_PriorityClasss_DeleteCollection_0(ctx context.Context, marsha
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_DeleteCollection_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_DeleteCollection_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.DeleteCollection(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-var filter_PriorityClasss_Patch_0 = &utilities.DoubleArray{Encoding: map[string]int{"data": 0, "name": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
+var filter_PriorityClasses_Patch_0 = &utilities.DoubleArray{Encoding: map[string]int{"data": 0, "name": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
 
-func request_PriorityClasss_Patch_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClasssClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func request_PriorityClasses_Patch_0(ctx context.Context, marshaler runtime.Marshaler, client PriorityClassesClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.PatchRequest
 		metadata runtime.ServerMetadata
@@ -374,7 +374,7 @@ func request_PriorityClasss_Patch_0(ctx context.Context, marshaler runtime.Marsh
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Patch_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Patch_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
@@ -384,7 +384,7 @@ func request_PriorityClasss_Patch_0(ctx context.Context, marshaler runtime.Marsh
 	return msg, metadata, err
 }
 
-func local_request_PriorityClasss_Patch_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClasssServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+func local_request_PriorityClasses_Patch_0(ctx context.Context, marshaler runtime.Marshaler, server PriorityClassesServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq metav1.PatchRequest
 		metadata runtime.ServerMetadata
@@ -404,173 +404,173 @@ func local_request_PriorityClasss_Patch_0(ctx context.Context, marshaler runtime
 	if err := req.ParseForm(); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasss_Patch_0); err != nil {
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_PriorityClasses_Patch_0); err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.Patch(ctx, &protoReq)
 	return msg, metadata, err
 }
 
-// RegisterPriorityClasssHandlerServer registers the http handlers for service PriorityClasss to "mux".
-// UnaryRPC     :call PriorityClasssServer directly.
+// RegisterPriorityClassesHandlerServer registers the http handlers for service PriorityClasses to "mux".
+// UnaryRPC     :call PriorityClassesServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
-// Note that using this registration option will cause many gRPC library features to stop working. Consider using RegisterPriorityClasssHandlerFromEndpoint instead.
+// Note that using this registration option will cause many gRPC library features to stop working. Consider using RegisterPriorityClassesHandlerFromEndpoint instead.
 // GRPC interceptors will not work for this type of registration. To use interceptors, you must use the "runtime.WithMiddlewares" option in the "runtime.NewServeMux" call.
-func RegisterPriorityClasssHandlerServer(ctx context.Context, mux *runtime.ServeMux, server PriorityClasssServer) error {
-	mux.Handle(http.MethodGet, pattern_PriorityClasss_Get_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+func RegisterPriorityClassesHandlerServer(ctx context.Context, mux *runtime.ServeMux, server PriorityClassesServer) error {
+	mux.Handle(http.MethodGet, pattern_PriorityClasses_Get_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Get", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Get", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_PriorityClasss_Get_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_PriorityClasses_Get_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Get_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Get_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodGet, pattern_PriorityClasss_List_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_PriorityClasses_List_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/List", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/List", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_PriorityClasss_List_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_PriorityClasses_List_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_List_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_List_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
-	mux.Handle(http.MethodGet, pattern_PriorityClasss_Watch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_PriorityClasses_Watch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		err := status.Error(codes.Unimplemented, "streaming calls are not yet supported in the in-process transport")
 		_, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
 		runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 		return
 	})
-	mux.Handle(http.MethodPost, pattern_PriorityClasss_Create_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPost, pattern_PriorityClasses_Create_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Create", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Create", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_PriorityClasss_Create_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_PriorityClasses_Create_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Create_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Create_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPut, pattern_PriorityClasss_Update_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPut, pattern_PriorityClasses_Update_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Update", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Update", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_PriorityClasss_Update_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_PriorityClasses_Update_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Update_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Update_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodDelete, pattern_PriorityClasss_Delete_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodDelete, pattern_PriorityClasses_Delete_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Delete", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Delete", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_PriorityClasss_Delete_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_PriorityClasses_Delete_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Delete_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Delete_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodDelete, pattern_PriorityClasss_DeleteCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodDelete, pattern_PriorityClasses_DeleteCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/DeleteCollection", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/DeleteCollection", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_PriorityClasss_DeleteCollection_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_PriorityClasses_DeleteCollection_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_DeleteCollection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_DeleteCollection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPatch, pattern_PriorityClasss_Patch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPatch, pattern_PriorityClasses_Patch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Patch", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Patch", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := local_request_PriorityClasss_Patch_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		resp, md, err := local_request_PriorityClasses_Patch_0(annotatedContext, inboundMarshaler, server, req, pathParams)
 		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Patch_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Patch_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
 }
 
-// RegisterPriorityClasssHandlerFromEndpoint is same as RegisterPriorityClasssHandler but
+// RegisterPriorityClassesHandlerFromEndpoint is same as RegisterPriorityClassesHandler but
 // automatically dials to "endpoint" and closes the connection when "ctx" gets done.
-func RegisterPriorityClasssHandlerFromEndpoint(ctx context.Context, mux *runtime.ServeMux, endpoint string, opts []grpc.DialOption) (err error) {
+func RegisterPriorityClassesHandlerFromEndpoint(ctx context.Context, mux *runtime.ServeMux, endpoint string, opts []grpc.DialOption) (err error) {
 	conn, err := grpc.NewClient(endpoint, opts...)
 	if err != nil {
 		return err
@@ -589,178 +589,178 @@ func RegisterPriorityClasssHandlerFromEndpoint(ctx context.Context, mux *runtime
 			}
 		}()
 	}()
-	return RegisterPriorityClasssHandler(ctx, mux, conn)
+	return RegisterPriorityClassesHandler(ctx, mux, conn)
 }
 
-// RegisterPriorityClasssHandler registers the http handlers for service PriorityClasss to "mux".
+// RegisterPriorityClassesHandler registers the http handlers for service PriorityClasses to "mux".
 // The handlers forward requests to the grpc endpoint over "conn".
-func RegisterPriorityClasssHandler(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
-	return RegisterPriorityClasssHandlerClient(ctx, mux, NewPriorityClasssClient(conn))
+func RegisterPriorityClassesHandler(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
+	return RegisterPriorityClassesHandlerClient(ctx, mux, NewPriorityClassesClient(conn))
 }
 
-// RegisterPriorityClasssHandlerClient registers the http handlers for service PriorityClasss
-// to "mux". The handlers forward requests to the grpc endpoint over the given implementation of "PriorityClasssClient".
-// Note: the gRPC framework executes interceptors within the gRPC handler. If the passed in "PriorityClasssClient"
+// RegisterPriorityClassesHandlerClient registers the http handlers for service PriorityClasses
+// to "mux". The handlers forward requests to the grpc endpoint over the given implementation of "PriorityClassesClient".
+// Note: the gRPC framework executes interceptors within the gRPC handler. If the passed in "PriorityClassesClient"
 // doesn't go through the normal gRPC flow (creating a gRPC client etc.) then it will be up to the passed in
-// "PriorityClasssClient" to call the correct interceptors. This client ignores the HTTP middlewares.
-func RegisterPriorityClasssHandlerClient(ctx context.Context, mux *runtime.ServeMux, client PriorityClasssClient) error {
-	mux.Handle(http.MethodGet, pattern_PriorityClasss_Get_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+// "PriorityClassesClient" to call the correct interceptors. This client ignores the HTTP middlewares.
+func RegisterPriorityClassesHandlerClient(ctx context.Context, mux *runtime.ServeMux, client PriorityClassesClient) error {
+	mux.Handle(http.MethodGet, pattern_PriorityClasses_Get_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Get", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Get", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_PriorityClasss_Get_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_PriorityClasses_Get_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Get_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Get_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodGet, pattern_PriorityClasss_List_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_PriorityClasses_List_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/List", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/List", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_PriorityClasss_List_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_PriorityClasses_List_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_List_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_List_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodGet, pattern_PriorityClasss_Watch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodGet, pattern_PriorityClasses_Watch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Watch", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/watch/priorityclasses"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Watch", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/watch/priorityclasses"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_PriorityClasss_Watch_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_PriorityClasses_Watch_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Watch_0(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Watch_0(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPost, pattern_PriorityClasss_Create_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPost, pattern_PriorityClasses_Create_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Create", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Create", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_PriorityClasss_Create_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_PriorityClasses_Create_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Create_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Create_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPut, pattern_PriorityClasss_Update_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPut, pattern_PriorityClasses_Update_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Update", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Update", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_PriorityClasss_Update_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_PriorityClasses_Update_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Update_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Update_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodDelete, pattern_PriorityClasss_Delete_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodDelete, pattern_PriorityClasses_Delete_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Delete", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Delete", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_PriorityClasss_Delete_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_PriorityClasses_Delete_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Delete_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Delete_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodDelete, pattern_PriorityClasss_DeleteCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodDelete, pattern_PriorityClasses_DeleteCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/DeleteCollection", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/DeleteCollection", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_PriorityClasss_DeleteCollection_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_PriorityClasses_DeleteCollection_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_DeleteCollection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_DeleteCollection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPatch, pattern_PriorityClasss_Patch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+	mux.Handle(http.MethodPatch, pattern_PriorityClasses_Patch_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasss/Patch", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/podline.scheduling.v1.PriorityClasses/Patch", runtime.WithHTTPPathPattern("/apis/scheduling.k8s.io/v1/priorityclasses/{name}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		resp, md, err := request_PriorityClasss_Patch_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		resp, md, err := request_PriorityClasses_Patch_0(annotatedContext, inboundMarshaler, client, req, pathParams)
 		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
 		if err != nil {
 			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
 			return
 		}
-		forward_PriorityClasss_Patch_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+		forward_PriorityClasses_Patch_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 	return nil
 }
 
 var (
-	pattern_PriorityClasss_Get_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses", "name"}, ""))
-	pattern_PriorityClasss_List_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses"}, ""))
-	pattern_PriorityClasss_Watch_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"apis", "scheduling.k8s.io", "v1", "watch", "priorityclasses"}, ""))
-	pattern_PriorityClasss_Create_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses"}, ""))
-	pattern_PriorityClasss_Update_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses", "name"}, ""))
-	pattern_PriorityClasss_Delete_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses", "name"}, ""))
-	pattern_PriorityClasss_DeleteCollection_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses"}, ""))
-	pattern_PriorityClasss_Patch_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses", "name"}, ""))
+	pattern_PriorityClasses_Get_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses", "name"}, ""))
+	pattern_PriorityClasses_List_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses"}, ""))
+	pattern_PriorityClasses_Watch_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"apis", "scheduling.k8s.io", "v1", "watch", "priorityclasses"}, ""))
+	pattern_PriorityClasses_Create_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses"}, ""))
+	pattern_PriorityClasses_Update_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses", "name"}, ""))
+	pattern_PriorityClasses_Delete_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses", "name"}, ""))
+	pattern_PriorityClasses_DeleteCollection_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses"}, ""))
+	pattern_PriorityClasses_Patch_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "scheduling.k8s.io", "v1", "priorityclasses", "name"}, ""))
 )
 
 var (
-	forward_PriorityClasss_Get_0              = runtime.ForwardResponseMessage
-	forward_PriorityClasss_List_0             = runtime.ForwardResponseMessage
-	forward_PriorityClasss_Watch_0            = runtime.ForwardResponseStream
-	forward_PriorityClasss_Create_0           = runtime.ForwardResponseMessage
-	forward_PriorityClasss_Update_0           = runtime.ForwardResponseMessage
-	forward_PriorityClasss_Delete_0           = runtime.ForwardResponseMessage
-	forward_PriorityClasss_DeleteCollection_0 = runtime.ForwardResponseMessage
-	forward_PriorityClasss_Patch_0            = runtime.ForwardResponseMessage
+	forward_PriorityClasses_Get_0              = runtime.ForwardResponseMessage
+	forward_PriorityClasses_List_0             = runtime.ForwardResponseMessage
+	forward_PriorityClasses_Watch_0            = runtime.ForwardResponseStream
+	forward_PriorityClasses_Create_0           = runtime.ForwardResponseMessage
+	forward_PriorityClasses_Update_0           = runtime.ForwardResponseMessage
+	forward_PriorityClasses_Delete_0           = runtime.ForwardResponseMessage
+	forward_PriorityClasses_DeleteCollection_0 = runtime.ForwardResponseMessage
+	forward_PriorityClasses_Patch_0            = runtime.ForwardResponseMessage
 )

@@ -22,22 +22,22 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	PriorityClasss_Get_FullMethodName              = "/podline.scheduling.v1.PriorityClasss/Get"
-	PriorityClasss_List_FullMethodName             = "/podline.scheduling.v1.PriorityClasss/List"
-	PriorityClasss_Watch_FullMethodName            = "/podline.scheduling.v1.PriorityClasss/Watch"
-	PriorityClasss_Create_FullMethodName           = "/podline.scheduling.v1.PriorityClasss/Create"
-	PriorityClasss_Update_FullMethodName           = "/podline.scheduling.v1.PriorityClasss/Update"
-	PriorityClasss_Delete_FullMethodName           = "/podline.scheduling.v1.PriorityClasss/Delete"
-	PriorityClasss_DeleteCollection_FullMethodName = "/podline.scheduling.v1.PriorityClasss/DeleteCollection"
-	PriorityClasss_Patch_FullMethodName            = "/podline.scheduling.v1.PriorityClasss/Patch"
+	PriorityClasses_Get_FullMethodName              = "/podline.scheduling.v1.PriorityClasses/Get"
+	PriorityClasses_List_FullMethodName             = "/podline.scheduling.v1.PriorityClasses/List"
+	PriorityClasses_Watch_FullMethodName            = "/podline.scheduling.v1.PriorityClasses/Watch"
+	PriorityClasses_Create_FullMethodName           = "/podline.scheduling.v1.PriorityClasses/Create"
+	PriorityClasses_Update_FullMethodName           = "/podline.scheduling.v1.PriorityClasses/Update"
+	PriorityClasses_Delete_FullMethodName           = "/podline.scheduling.v1.PriorityClasses/Delete"
+	PriorityClasses_DeleteCollection_FullMethodName = "/podline.scheduling.v1.PriorityClasses/DeleteCollection"
+	PriorityClasses_Patch_FullMethodName            = "/podline.scheduling.v1.PriorityClasses/Patch"
 )
 
-// PriorityClasssClient is the client API for PriorityClasss service.
+// PriorityClassesClient is the client API for PriorityClasses service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// PriorityClasss serves priorityclasses.scheduling.k8s.io.
-type PriorityClasssClient interface {
+// PriorityClasses serves priorityclasses.scheduling.k8s.io.
+type PriorityClassesClient interface {
 	Get(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*PriorityClass, error)
 	List(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (*PriorityClassList, error)
 	Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PriorityClassWatchEvent], error)
@@ -48,37 +48,37 @@ type PriorityClasssClient interface {
 	Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*PriorityClass, error)
 }
 
-type priorityClasssClient struct {
+type priorityClassesClient struct {
 	cc grpc.ClientConnInterface
 }
 
-func NewPriorityClasssClient(cc grpc.ClientConnInterface) PriorityClasssClient {
-	return &priorityClasssClient{cc}
+func NewPriorityClassesClient(cc grpc.ClientConnInterface) PriorityClassesClient {
+	return &priorityClassesClient{cc}
 }
 
-func (c *priorityClasssClient) Get(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
+func (c *priorityClassesClient) Get(ctx context.Context, in *v1.GetRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(PriorityClass)
-	err := c.cc.Invoke(ctx, PriorityClasss_Get_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, PriorityClasses_Get_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *priorityClasssClient) List(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (*PriorityClassList, error) {
+func (c *priorityClassesClient) List(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (*PriorityClassList, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(PriorityClassList)
-	err := c.cc.Invoke(ctx, PriorityClasss_List_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, PriorityClasses_List_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *priorityClasssClient) Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PriorityClassWatchEvent], error) {
+func (c *priorityClassesClient) Watch(ctx context.Context, in *v1.ListRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PriorityClassWatchEvent], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &PriorityClasss_ServiceDesc.Streams[0], PriorityClasss_Watch_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &PriorityClasses_ServiceDesc.Streams[0], PriorityClasses_Watch_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -93,64 +93,64 @@ func (c *priorityClasssClient) Watch(ctx context.Context, in *v1.ListRequest, op
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type PriorityClasss_WatchClient = grpc.ServerStreamingClient[PriorityClassWatchEvent]
+type PriorityClasses_WatchClient = grpc.ServerStreamingClient[PriorityClassWatchEvent]
 
-func (c *priorityClasssClient) Create(ctx context.Context, in *PriorityClassWriteRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
+func (c *priorityClassesClient) Create(ctx context.Context, in *PriorityClassWriteRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(PriorityClass)
-	err := c.cc.Invoke(ctx, PriorityClasss_Create_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, PriorityClasses_Create_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *priorityClasssClient) Update(ctx context.Context, in *PriorityClassWriteRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
+func (c *priorityClassesClient) Update(ctx context.Context, in *PriorityClassWriteRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(PriorityClass)
-	err := c.cc.Invoke(ctx, PriorityClasss_Update_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, PriorityClasses_Update_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *priorityClasssClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
+func (c *priorityClassesClient) Delete(ctx context.Context, in *v1.DeleteRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(PriorityClass)
-	err := c.cc.Invoke(ctx, PriorityClasss_Delete_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, PriorityClasses_Delete_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *priorityClasssClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*PriorityClassList, error) {
+func (c *priorityClassesClient) DeleteCollection(ctx context.Context, in *v1.DeleteCollectionRequest, opts ...grpc.CallOption) (*PriorityClassList, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(PriorityClassList)
-	err := c.cc.Invoke(ctx, PriorityClasss_DeleteCollection_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, PriorityClasses_DeleteCollection_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *priorityClasssClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
+func (c *priorityClassesClient) Patch(ctx context.Context, in *v1.PatchRequest, opts ...grpc.CallOption) (*PriorityClass, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(PriorityClass)
-	err := c.cc.Invoke(ctx, PriorityClasss_Patch_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, PriorityClasses_Patch_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// PriorityClasssServer is the server API for PriorityClasss service.
-// All implementations must embed UnimplementedPriorityClasssServer
+// PriorityClassesServer is the server API for PriorityClasses service.
+// All implementations must embed UnimplementedPriorityClassesServer
 // for forward compatibility.
 //
-// PriorityClasss serves priorityclasses.scheduling.k8s.io.
-type PriorityClasssServer interface {
+// PriorityClasses serves priorityclasses.scheduling.k8s.io.
+type PriorityClassesServer interface {
 	Get(context.Context, *v1.GetRequest) (*PriorityClass, error)
 	List(context.Context, *v1.ListRequest) (*PriorityClassList, error)
 	Watch(*v1.ListRequest, grpc.ServerStreamingServer[PriorityClassWatchEvent]) error
@@ -159,238 +159,238 @@ type PriorityClasssServer interface {
 	Delete(context.Context, *v1.DeleteRequest) (*PriorityClass, error)
 	DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*PriorityClassList, error)
 	Patch(context.Context, *v1.PatchRequest) (*PriorityClass, error)
-	mustEmbedUnimplementedPriorityClasssServer()
+	mustEmbedUnimplementedPriorityClassesServer()
 }
 
-// UnimplementedPriorityClasssServer must be embedded to have
+// UnimplementedPriorityClassesServer must be embedded to have
 // forward compatible implementations.
 //
 // NOTE: this should be embedded by value instead of pointer to avoid a nil
 // pointer dereference when methods are called.
-type UnimplementedPriorityClasssServer struct{}
+type UnimplementedPriorityClassesServer struct{}
 
-func (UnimplementedPriorityClasssServer) Get(context.Context, *v1.GetRequest) (*PriorityClass, error) {
+func (UnimplementedPriorityClassesServer) Get(context.Context, *v1.GetRequest) (*PriorityClass, error) {
 	return nil, status.Error(codes.Unimplemented, "method Get not implemented")
 }
-func (UnimplementedPriorityClasssServer) List(context.Context, *v1.ListRequest) (*PriorityClassList, error) {
+func (UnimplementedPriorityClassesServer) List(context.Context, *v1.ListRequest) (*PriorityClassList, error) {
 	return nil, status.Error(codes.Unimplemented, "method List not implemented")
 }
-func (UnimplementedPriorityClasssServer) Watch(*v1.ListRequest, grpc.ServerStreamingServer[PriorityClassWatchEvent]) error {
+func (UnimplementedPriorityClassesServer) Watch(*v1.ListRequest, grpc.ServerStreamingServer[PriorityClassWatchEvent]) error {
 	return status.Error(codes.Unimplemented, "method Watch not implemented")
 }
-func (UnimplementedPriorityClasssServer) Create(context.Context, *PriorityClassWriteRequest) (*PriorityClass, error) {
+func (UnimplementedPriorityClassesServer) Create(context.Context, *PriorityClassWriteRequest) (*PriorityClass, error) {
 	return nil, status.Error(codes.Unimplemented, "method Create not implemented")
 }
-func (UnimplementedPriorityClasssServer) Update(context.Context, *PriorityClassWriteRequest) (*PriorityClass, error) {
+func (UnimplementedPriorityClassesServer) Update(context.Context, *PriorityClassWriteRequest) (*PriorityClass, error) {
 	return nil, status.Error(codes.Unimplemented, "method Update not implemented")
 }
-func (UnimplementedPriorityClasssServer) Delete(context.Context, *v1.DeleteRequest) (*PriorityClass, error) {
+func (UnimplementedPriorityClassesServer) Delete(context.Context, *v1.DeleteRequest) (*PriorityClass, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
 }
-func (UnimplementedPriorityClasssServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*PriorityClassList, error) {
+func (UnimplementedPriorityClassesServer) DeleteCollection(context.Context, *v1.DeleteCollectionRequest) (*PriorityClassList, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteCollection not implemented")
 }
-func (UnimplementedPriorityClasssServer) Patch(context.Context, *v1.PatchRequest) (*PriorityClass, error) {
+func (UnimplementedPriorityClassesServer) Patch(context.Context, *v1.PatchRequest) (*PriorityClass, error) {
 	return nil, status.Error(codes.Unimplemented, "method Patch not implemented")
 }
-func (UnimplementedPriorityClasssServer) mustEmbedUnimplementedPriorityClasssServer() {}
-func (UnimplementedPriorityClasssServer) testEmbeddedByValue()                        {}
+func (UnimplementedPriorityClassesServer) mustEmbedUnimplementedPriorityClassesServer() {}
+func (UnimplementedPriorityClassesServer) testEmbeddedByValue()                         {}
 
-// UnsafePriorityClasssServer may be embedded to opt out of forward compatibility for this service.
-// Use of this interface is not recommended, as added methods to PriorityClasssServer will
+// UnsafePriorityClassesServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to PriorityClassesServer will
 // result in compilation errors.
-type UnsafePriorityClasssServer interface {
-	mustEmbedUnimplementedPriorityClasssServer()
+type UnsafePriorityClassesServer interface {
+	mustEmbedUnimplementedPriorityClassesServer()
 }
 
-func RegisterPriorityClasssServer(s grpc.ServiceRegistrar, srv PriorityClasssServer) {
-	// If the following call panics, it indicates UnimplementedPriorityClasssServer was
+func RegisterPriorityClassesServer(s grpc.ServiceRegistrar, srv PriorityClassesServer) {
+	// If the following call panics, it indicates UnimplementedPriorityClassesServer was
 	// embedded by pointer and is nil.  This will cause panics if an
 	// unimplemented method is ever invoked, so we test this at initialization
 	// time to prevent it from happening at runtime later due to I/O.
 	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
 		t.testEmbeddedByValue()
 	}
-	s.RegisterService(&PriorityClasss_ServiceDesc, srv)
+	s.RegisterService(&PriorityClasses_ServiceDesc, srv)
 }
 
-func _PriorityClasss_Get_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _PriorityClasses_Get_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.GetRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(PriorityClasssServer).Get(ctx, in)
+		return srv.(PriorityClassesServer).Get(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: PriorityClasss_Get_FullMethodName,
+		FullMethod: PriorityClasses_Get_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(PriorityClasssServer).Get(ctx, req.(*v1.GetRequest))
+		return srv.(PriorityClassesServer).Get(ctx, req.(*v1.GetRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _PriorityClasss_List_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _PriorityClasses_List_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.ListRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(PriorityClasssServer).List(ctx, in)
+		return srv.(PriorityClassesServer).List(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: PriorityClasss_List_FullMethodName,
+		FullMethod: PriorityClasses_List_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(PriorityClasssServer).List(ctx, req.(*v1.ListRequest))
+		return srv.(PriorityClassesServer).List(ctx, req.(*v1.ListRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _PriorityClasss_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
+func _PriorityClasses_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(v1.ListRequest)
 	if err := stream.RecvMsg(m); err != nil {
 		return err
 	}
-	return srv.(PriorityClasssServer).Watch(m, &grpc.GenericServerStream[v1.ListRequest, PriorityClassWatchEvent]{ServerStream: stream})
+	return srv.(PriorityClassesServer).Watch(m, &grpc.GenericServerStream[v1.ListRequest, PriorityClassWatchEvent]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type PriorityClasss_WatchServer = grpc.ServerStreamingServer[PriorityClassWatchEvent]
+type PriorityClasses_WatchServer = grpc.ServerStreamingServer[PriorityClassWatchEvent]
 
-func _PriorityClasss_Create_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _PriorityClasses_Create_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(PriorityClassWriteRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(PriorityClasssServer).Create(ctx, in)
+		return srv.(PriorityClassesServer).Create(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: PriorityClasss_Create_FullMethodName,
+		FullMethod: PriorityClasses_Create_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(PriorityClasssServer).Create(ctx, req.(*PriorityClassWriteRequest))
+		return srv.(PriorityClassesServer).Create(ctx, req.(*PriorityClassWriteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _PriorityClasss_Update_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _PriorityClasses_Update_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(PriorityClassWriteRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(PriorityClasssServer).Update(ctx, in)
+		return srv.(PriorityClassesServer).Update(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: PriorityClasss_Update_FullMethodName,
+		FullMethod: PriorityClasses_Update_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(PriorityClasssServer).Update(ctx, req.(*PriorityClassWriteRequest))
+		return srv.(PriorityClassesServer).Update(ctx, req.(*PriorityClassWriteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _PriorityClasss_Delete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _PriorityClasses_Delete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.DeleteRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(PriorityClasssServer).Delete(ctx, in)
+		return srv.(PriorityClassesServer).Delete(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: PriorityClasss_Delete_FullMethodName,
+		FullMethod: PriorityClasses_Delete_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(PriorityClasssServer).Delete(ctx, req.(*v1.DeleteRequest))
+		return srv.(PriorityClassesServer).Delete(ctx, req.(*v1.DeleteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _PriorityClasss_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _PriorityClasses_DeleteCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.DeleteCollectionRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(PriorityClasssServer).DeleteCollection(ctx, in)
+		return srv.(PriorityClassesServer).DeleteCollection(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: PriorityClasss_DeleteCollection_FullMethodName,
+		FullMethod: PriorityClasses_DeleteCollection_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(PriorityClasssServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
+		return srv.(PriorityClassesServer).DeleteCollection(ctx, req.(*v1.DeleteCollectionRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-func _PriorityClasss_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _PriorityClasses_Patch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v1.PatchRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(PriorityClasssServer).Patch(ctx, in)
+		return srv.(PriorityClassesServer).Patch(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: PriorityClasss_Patch_FullMethodName,
+		FullMethod: PriorityClasses_Patch_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(PriorityClasssServer).Patch(ctx, req.(*v1.PatchRequest))
+		return srv.(PriorityClassesServer).Patch(ctx, req.(*v1.PatchRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-// PriorityClasss_ServiceDesc is the grpc.ServiceDesc for PriorityClasss service.
+// PriorityClasses_ServiceDesc is the grpc.ServiceDesc for PriorityClasses service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
-var PriorityClasss_ServiceDesc = grpc.ServiceDesc{
-	ServiceName: "podline.scheduling.v1.PriorityClasss",
-	HandlerType: (*PriorityClasssServer)(nil),
+var PriorityClasses_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "podline.scheduling.v1.PriorityClasses",
+	HandlerType: (*PriorityClassesServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
 			MethodName: "Get",
-			Handler:    _PriorityClasss_Get_Handler,
+			Handler:    _PriorityClasses_Get_Handler,
 		},
 		{
 			MethodName: "List",
-			Handler:    _PriorityClasss_List_Handler,
+			Handler:    _PriorityClasses_List_Handler,
 		},
 		{
 			MethodName: "Create",
-			Handler:    _PriorityClasss_Create_Handler,
+			Handler:    _PriorityClasses_Create_Handler,
 		},
 		{
 			MethodName: "Update",
-			Handler:    _PriorityClasss_Update_Handler,
+			Handler:    _PriorityClasses_Update_Handler,
 		},
 		{
 			MethodName: "Delete",
-			Handler:    _PriorityClasss_Delete_Handler,
+			Handler:    _PriorityClasses_Delete_Handler,
 		},
 		{
 			MethodName: "DeleteCollection",
-			Handler:    _PriorityClasss_DeleteCollection_Handler,
+			Handler:    _PriorityClasses_DeleteCollection_Handler,
 		},
 		{
 			MethodName: "Patch",
-			Handler:    _PriorityClasss_Patch_Handler,
+			Handler:    _PriorityClasses_Patch_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Watch",
-			Handler:       _PriorityClasss_Watch_Handler,
+			Handler:       _PriorityClasses_Watch_Handler,
 			ServerStreams: true,
 		},
 	},

@@ -11,5 +11,5 @@ import (
 
 // Gateways registers the REST routes of every service in this group.
 var Gateways = []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error{
-	RegisterPriorityClasssHandler,
+	RegisterPriorityClassesHandler,
 }
