@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+
+	"podline.dev/pkg/client"
+	"podline.dev/proto/apis"
+	metav1 "podline.dev/proto/meta/v1"
 )
 
 // kubectl asks /api and /apis for aggregated discovery first; with it,
@@ -95,5 +99,29 @@ func TestAggregatedDiscoveryAsKubectlAsksForIt(t *testing.T) {
 	// Without the aggregated media type the legacy document answers.
 	if code, legacy, _ := c.do("GET", "/api", "", nil); code != 200 || legacy["kind"] != "APIVersions" {
 		t.Errorf("legacy /api: %d %v", code, legacy)
+	}
+}
+
+// Every resource of the table is served under its generated gRPC service
+// and its REST path, the collection listed as <Kind>List either way.
+func TestEveryResourceListsOverGRPCAndREST(t *testing.T) {
+	c, s := newREST(t)
+	ctx := ctxFor(t)
+	for _, res := range apis.Resources {
+		path, ns := res.Group.PathPrefix()+"/"+res.Name, ""
+		if res.Namespaced {
+			path, ns = res.Group.PathPrefix()+"/namespaces/default/"+res.Name, "default"
+		}
+		code, body, _ := c.do("GET", path, "", nil)
+		if code != http.StatusOK || body["kind"] != res.Kind+"List" {
+			t.Errorf("GET %s: %d, kind %v", path, code, body["kind"])
+		}
+		dyn, err := client.ForResource(s.Conn, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := dyn.List(ctx, &metav1.ListRequest{Namespace: ns}); err != nil {
+			t.Errorf("gRPC %s List: %v", res.Service(), err)
+		}
 	}
 }
