@@ -51,6 +51,15 @@ func (s *sharedContainerd) shimDaemons() map[int]string {
 			out[pid] = id
 		}
 	}
+	// A shim's child between fork and exec (about to run runc) still shows
+	// the shim's command line: it is not a shim of its own.
+	for pid := range out {
+		if parent, err := parentPID(uint32(pid)); err == nil {
+			if _, ok := out[parent]; ok {
+				delete(out, pid)
+			}
+		}
+	}
 	return out
 }
 
