@@ -85,21 +85,18 @@ func Start(t testing.TB) *Jaeger {
 	})
 	j := &Jaeger{OTLP: otlp, Query: "https://" + query, CAFile: filepath.Join(pkiDir, "ca.crt")}
 	hc := j.Client(t)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	testenv.Eventually(t, 60*time.Second, "jaeger's query API answers", func() error {
 		resp, err := hc.Get(j.Query + "/api/services")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return j
-			}
-			err = fmt.Errorf("%s", resp.Status)
+		if err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("jaeger's query API does not answer within 60s: %v", err)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s", resp.Status)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
+	return j
 }
 
 // Client is an HTTP client that trusts the cluster CA of Jaeger's pair.

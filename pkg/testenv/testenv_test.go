@@ -1,10 +1,12 @@
 package testenv
 
 import (
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestRepoRootHoldsGoWork(t *testing.T) {
@@ -27,4 +29,17 @@ func TestFreeAddrCanBeListenedOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
+}
+
+func TestEventuallyCallsUntilTheCheckPasses(t *testing.T) {
+	calls := 0
+	Eventually(t, 5*time.Second, "third call", func() error {
+		if calls++; calls < 3 {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	if calls != 3 {
+		t.Errorf("check called %d times, want 3", calls)
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/propagation"
 
@@ -91,20 +90,4 @@ func podJSON(name, owner string, annotations map[string]string) map[string]any {
 	}
 	return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": md,
 		"spec": map[string]any{"containers": []any{map[string]any{"name": "web", "image": "podline/demo:1"}}}}
-}
-
-// eventually polls check until it returns nil or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v: %v", what, timeout, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }

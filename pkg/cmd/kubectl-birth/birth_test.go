@@ -17,6 +17,7 @@ import (
 
 	"podline.dev/pkg/jaegertest"
 	"podline.dev/pkg/telemetry"
+	"podline.dev/pkg/testenv"
 )
 
 // fromObject is a context whose span is the traceparent stamped on an
@@ -127,7 +128,7 @@ func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
 	// Every span was exported as it ended; wait until Jaeger has stored
 	// them all (both Pods' kubelet spans, and no more arriving).
 	last := 0
-	eventually(t, 30*time.Second, "the whole trace stored in Jaeger", func() error {
+	testenv.Eventually(t, 30*time.Second, "the whole trace stored in Jaeger", func() error {
 		spans, err := fetchTrace(context.Background(), j.Client(t), j.Query, traceID)
 		if err != nil {
 			return err
@@ -147,7 +148,7 @@ func TestBirthOfADeploymentFromItsTrace(t *testing.T) {
 		return nil
 	})
 	var out string
-	eventually(t, 30*time.Second, "the whole birth drawn", func() error {
+	testenv.Eventually(t, 30*time.Second, "the whole birth drawn", func() error {
 		stdout, stderr, code := c.birth(t, append([]string{"deploy/web"}, jaegerFlags...)...)
 		out = stdout
 		if code != 0 {

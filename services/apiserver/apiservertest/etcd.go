@@ -3,7 +3,6 @@ package apiservertest
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"sync"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 
+	"podline.dev/pkg/testenv"
 	"podline.dev/services/apiserver/internal/storage"
 )
 
@@ -47,7 +47,7 @@ func StartEtcd(t testing.TB) *Etcd {
 		// one for a warning the panic-level logger then drops.
 		cfg.WarningUnaryRequestDuration = embed.DefaultWarningUnaryRequestDuration
 		var peer url.URL
-		client, peer = freeURL(t), freeURL(t)
+		client, peer = url.URL{Scheme: "http", Host: testenv.FreeAddr(t)}, url.URL{Scheme: "http", Host: testenv.FreeAddr(t)}
 		cfg.ListenClientUrls = []url.URL{client}
 		cfg.AdvertiseClientUrls = []url.URL{client}
 		cfg.ListenPeerUrls = []url.URL{peer}
@@ -73,14 +73,4 @@ func StartEtcd(t testing.TB) *Etcd {
 	etcd := &Etcd{Server: e, Client: c, Endpoint: client.String()}
 	t.Cleanup(etcd.Stop)
 	return etcd
-}
-
-func freeURL(t testing.TB) url.URL {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return url.URL{Scheme: "http", Host: l.Addr().String()}
 }

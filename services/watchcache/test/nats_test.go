@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"podline.dev/pkg/testenv"
 )
 
 // natsServer is a nats-server process with JetStream in a temp directory.
@@ -26,19 +28,9 @@ type natsServer struct {
 // natsBinary finds bin/nats-server at the workspace root.
 func natsBinary(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.work above the test directory")
-		}
-		dir = parent
 	}
 	bin := filepath.Join(dir, "bin", "nats-server")
 	if _, err := os.Stat(bin); err != nil {
@@ -58,24 +50,14 @@ func startNATS(t *testing.T) *natsServer {
 // JetStream's directory.
 func startNATSWith(t *testing.T, conf string) *natsServer {
 	t.Helper()
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	n := &natsServer{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), bin: natsBinary(t), dir: t.TempDir(), port: port, conf: conf}
 	if conf != "" {
-		n.monitor = freePort(t)
+		n.monitor = testenv.FreePort(t)
 	}
 	n.start(t)
 	t.Cleanup(n.stop)
 	return n
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lis.Close()
-	return lis.Addr().(*net.TCPAddr).Port
 }
 
 func (n *natsServer) start(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,19 +15,10 @@ import (
 
 	"podline.dev/pkg/pki"
 	"podline.dev/pkg/secureserving"
+	"podline.dev/pkg/testenv"
 	"podline.dev/services/apiserver/apiservertest"
 	"podline.dev/services/scheduler/internal/metrics"
 )
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lis.Close()
-	return lis.Addr().(*net.TCPAddr).Port
-}
 
 func parse(t *testing.T, args ...string) flags {
 	t.Helper()
@@ -55,7 +45,7 @@ func TestSchedulerServesMetricsOnItsSecurePort(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(api.PKI, pki.SchedulerServingDir)
-	secure, plain := freePort(t), freePort(t)
+	secure, plain := testenv.FreePort(t), testenv.FreePort(t)
 	f := parse(t, "--kubeconfig="+kubeconfig, "--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(secure),
 		"--tls-cert-file="+filepath.Join(dir, "serving.crt"), "--tls-private-key-file="+filepath.Join(dir, "serving.key"),
 		"--client-ca-file="+filepath.Join(api.PKI, "ca.crt"), "--healthz-bind-address=127.0.0.1:"+strconv.Itoa(plain))
