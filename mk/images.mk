@@ -14,7 +14,7 @@
 #   make node-smoke  run services/kubelet/node/smoke.sh against the images
 #
 # Images:
-#   podline/debian-base:bookworm        debootstrap minbase, built only when missing
+#   podline/debian-base:bookworm        debootstrap minbase, rebuilt when its package list changes
 #   podline/node:dev                    FROM the base
 #   podline/pause:3.10                  FROM scratch
 #   registry.podline:5000/demo/web:1.0  FROM scratch (+ static busybox)
@@ -61,7 +61,7 @@ IMG_DEBIAN_MIRROR ?= $(shell { cat /etc/apt/sources.list.d/*.sources 2>/dev/null
 	awk '/^deb / { for (i = 2; i <= NF; i++) if ($$i ~ /\/debian\/?$$/) { print $$i; exit } }'; \
 	echo http://deb.debian.org/debian; } | head -n 1)
 IMG_DEBIAN_SUITE    := bookworm
-IMG_DEBIAN_PACKAGES := ca-certificates,runc,containernetworking-plugins,iptables,iproute2,busybox-static,tini,mount,procps
+IMG_DEBIAN_PACKAGES := ca-certificates,runc,containernetworking-plugins,iptables,iproute2,busybox-static,tini,mount,procps,nftables,conntrack
 
 .PHONY: images node-image pause-image web-image registry-image debian-base push-demo node-smoke
 images: debian-base node-image pause-image web-image registry-image
@@ -124,10 +124,11 @@ $(IMG_CACHE)/busybox/bin/busybox:
 
 # --- the Debian base --------------------------------------------------------
 
-# Built only when the image is missing. The debootstrap tree is kept under
+# Built only when the image is missing or was built from another package list
+# (its label dev.podline.packages). The debootstrap tree is kept under
 # .cache/debian-base, so re-creating a deleted image is only an import.
 debian-base:
-	@if docker image inspect $(IMG_BASE) >/dev/null 2>&1; then \
+	@if [ "$$(docker image inspect -f '{{index .Config.Labels "dev.podline.packages"}}' $(IMG_BASE) 2>/dev/null)" = "$(IMG_DEBIAN_PACKAGES)" ]; then \
 		echo "$(IMG_BASE) exists"; exit 0; fi; \
 	set -e; \
 	if [ "$$(cat $(IMG_DEBROOT)/complete 2>/dev/null)" != "$(IMG_DEBIAN_PACKAGES)" ]; then \
@@ -143,7 +144,7 @@ debian-base:
 	fi; \
 	tar --numeric-owner -C $(IMG_DEBROOT)/rootfs -c . | docker import \
 		-c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-		-c 'CMD ["/bin/bash"]' - $(IMG_BASE) >/dev/null; \
+		-c 'CMD ["/bin/bash"]' -c 'LABEL dev.podline.packages=$(IMG_DEBIAN_PACKAGES)' - $(IMG_BASE) >/dev/null; \
 	echo "imported $(IMG_BASE)"
 
 # --- images -----------------------------------------------------------------
