@@ -6,7 +6,14 @@
 // It listens on :8080 (or :$PORT) and serves
 //
 //	GET /         "hello from <pod name> at <pod ip>"
-//	GET /healthz  "ok", for liveness and readiness probes
+//	GET /healthz  "ok", for liveness and readiness probes; 503 while the
+//	              file /tmp/unready exists (touch it with kubectl exec to
+//	              take a pod out of its Services' rotation)
+//
+// The same binary is the client the tests run inside pods and nodes:
+//
+//	web get [-n N] [-timeout D] URL   N requests, one body line each
+//	web lookup NAME                   the addresses NAME resolves to
 //
 // The pod name is $POD_NAME (set it with the downward API) or else the
 // hostname, which a pod's sandbox sets to the pod name. The IP is $POD_IP or
@@ -29,6 +36,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 {
+		os.Exit(client(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	log := slog.New(slog.NewTextHandler(os.Stdout, nil))
 
 	addr := ":8080"
@@ -71,10 +81,18 @@ func newHandler(name, ip string, log *slog.Logger) http.Handler {
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if _, err := os.Stat(unreadyFile); err == nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "unready")
+			return
+		}
 		fmt.Fprintln(w, "ok")
 	})
 	return mux
 }
+
+// unreadyFile, while it exists, fails /healthz.
+var unreadyFile = "/tmp/unready"
 
 // podName is $POD_NAME, else the hostname.
 func podName() string {
