@@ -30,7 +30,9 @@ type recorder struct {
 	txs []string
 }
 
-func newRecorder() *recorder { return &recorder{Fake: knftables.NewFake(knftables.IPv4Family, rules.Table)} }
+func newRecorder() *recorder {
+	return &recorder{Fake: knftables.NewFake(knftables.IPv4Family, rules.Table)}
+}
 
 func (r *recorder) Run(ctx context.Context, tx *knftables.Transaction) error {
 	r.mu.Lock()
