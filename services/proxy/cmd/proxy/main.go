@@ -173,7 +173,7 @@ func main() {
 }
 
 func run(ctx context.Context, o *options, log *slog.Logger) error {
-	nft, err := knftables.New(knftables.IPv4Family, rules.Table)
+	nft, err := knftables.New(knftables.IPv4Family, rules.Table, knftables.UseNetlink)
 	if err != nil {
 		return fmt.Errorf("nftables: %w", err)
 	}

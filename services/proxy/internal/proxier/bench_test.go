@@ -54,7 +54,7 @@ func BenchmarkSync(b *testing.B) {
 		{"nft", func(b *testing.B) knftables.Interface {
 			needRootNFT(b)
 			enterNetns(b, newNetns(b, "bench"))
-			nft, err := knftables.New(knftables.IPv4Family, rules.Table)
+			nft, err := knftables.New(knftables.IPv4Family, rules.Table, knftables.UseNetlink)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -298,7 +298,16 @@ func (p *Proxier) write(ctx context.Context, tx *knftables.Transaction, full boo
 	}
 	existing, err := p.nft.ListAll(ctx)
 	if err != nil && !knftables.IsNotFound(err) {
-		return fmt.Errorf("list table: %w", err)
+		// Listing through netlink fails on a missing table without
+		// saying so in a way IsNotFound knows: create it, list again.
+		create := p.nft.NewTransaction()
+		create.Add(&knftables.Table{})
+		if cerr := p.nft.Run(ctx, create); cerr != nil {
+			return fmt.Errorf("list table: %w (create: %w)", err, cerr)
+		}
+		if existing, err = p.nft.ListAll(ctx); err != nil {
+			return fmt.Errorf("list table: %w", err)
+		}
 	}
 	rules.WriteFull(tx, next, existing)
 	return nil

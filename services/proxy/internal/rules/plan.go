@@ -3,6 +3,7 @@ package rules
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/knftables"
 )
@@ -51,7 +52,9 @@ func WriteFull(tx *knftables.Transaction, next *Ruleset, existing map[string][]s
 	stale := func(kind string) []string {
 		var out []string
 		for _, name := range existing[kind] {
-			if !want[kind+" "+name] {
+			// Anonymous sets and maps ("__map0", the numgen vmaps) belong
+			// to their rules.
+			if !want[kind+" "+name] && !strings.HasPrefix(name, "__") {
 				out = append(out, name)
 			}
 		}
