@@ -28,6 +28,9 @@ proxy-test-deps:
 		apt-get install -y --no-install-recommends nftables || \
 			{ apt-get update && apt-get install -y --no-install-recommends nftables; }; }
 
+# make test runs the real-nftables tests too.
+test: proxy-test-deps
+
 test-proxy: proxy-test-deps
 	$(GO) test -count=1 ./services/proxy/...
 
