@@ -276,7 +276,6 @@ func TestRepairFreesLeaksAndKeepsUsed(t *testing.T) {
 	}
 }
 
-
 func TestRepairLosesToAConcurrentAllocation(t *testing.T) {
 	ctx := context.Background()
 	store := NewMemoryStore()
