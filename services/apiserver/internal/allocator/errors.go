@@ -31,3 +31,10 @@ func (e *NotInRangeError) Error() string {
 	}
 	return fmt.Sprintf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", e.Value, e.Range)
 }
+
+// StoreError wraps a failure of the store (etcd unavailable, a timeout),
+// as opposed to a refused request.
+type StoreError struct{ Err error }
+
+func (e *StoreError) Error() string { return e.Err.Error() }
+func (e *StoreError) Unwrap() error { return e.Err }

@@ -56,7 +56,7 @@ func (s *EtcdStore) Get(ctx context.Context, key string) (Snapshot, int64, error
 	defer cancel()
 	resp, err := s.client.Get(ctx, key)
 	if err != nil {
-		return Snapshot{}, 0, fmt.Errorf("read %s: %w", key, err)
+		return Snapshot{}, 0, &StoreError{fmt.Errorf("read %s: %w", key, err)}
 	}
 	if len(resp.Kvs) == 0 {
 		return Snapshot{}, 0, nil
@@ -78,7 +78,7 @@ func (s *EtcdStore) Swap(ctx context.Context, key string, rev int64, snap Snapsh
 	}
 	resp, err := s.client.Txn(ctx).If(cmp).Then(clientv3.OpPut(key, string(EncodeRangeAllocation(snap)))).Commit()
 	if err != nil {
-		return false, fmt.Errorf("write %s: %w", key, err)
+		return false, &StoreError{fmt.Errorf("write %s: %w", key, err)}
 	}
 	return resp.Succeeded, nil
 }
