@@ -90,9 +90,10 @@ func start(t testing.TB, etcd *Etcd, pkiDir string, opts ...Option) *Server {
 		Etcd:        etcd.Client,
 		EtcdTimeout: 5 * time.Second,
 		WatchCache:  []watchcache.Option{watchcache.WithBookmarkInterval(200 * time.Millisecond)},
-		// The kubernetes Service's endpoints name loopback: a test host
-		// may have no other address.
-		Services: server.ServicesConfig{AdvertiseAddress: "127.0.0.1"},
+		// The kubernetes Service's endpoints name a documentation address
+		// (TEST-NET-1): a test host may have none but loopback, which
+		// Endpoints refuse.
+		Services: server.ServicesConfig{AdvertiseAddress: "192.0.2.1"},
 	}}
 	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	scheme := "http://"

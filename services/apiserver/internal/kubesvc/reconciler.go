@@ -77,7 +77,8 @@ func New(cfg Config, services, endpoints, slices Objects, leases Leases, log *sl
 }
 
 // Run reconciles at once, every Interval, and whenever one of the three
-// objects changes, until ctx ends; then it withdraws this apiserver's address.
+// objects changes, until ctx ends. A stopped apiserver's address leaves
+// the endpoints when its lease expires.
 func (r *Reconciler) Run(ctx context.Context) {
 	kick := make(chan struct{}, 1)
 	for _, o := range []Objects{r.services, r.endpoints, r.eps} {
@@ -91,7 +92,6 @@ func (r *Reconciler) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-			r.withdraw()
 			return
 		case <-t.C:
 		case <-kick:
@@ -121,23 +121,6 @@ func (r *Reconciler) watch(ctx context.Context, o Objects, kick chan<- struct{})
 			}
 		}
 		w.Stop()
-	}
-}
-
-// withdraw removes this apiserver's address on shutdown, so clients stop
-// using it before its lease would expire.
-func (r *Reconciler) withdraw() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := r.leases.Remove(ctx, r.cfg.Address); err != nil {
-		return
-	}
-	live, err := r.leases.Live(ctx)
-	if err == nil {
-		err = r.reconcileEndpoints(ctx, live)
-	}
-	if err != nil {
-		r.log.Warn("withdrawing this apiserver from the kubernetes endpoints failed", "err", err)
 	}
 }
 
