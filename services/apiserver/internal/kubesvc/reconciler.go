@@ -84,20 +84,25 @@ func (r *Reconciler) Run(ctx context.Context) {
 	for _, o := range []Objects{r.services, r.endpoints, r.eps} {
 		go r.watch(ctx, o, kick)
 	}
-	t := time.NewTicker(r.cfg.Interval)
-	defer t.Stop()
 	for {
+		wait := r.cfg.Interval
 		if err := r.Reconcile(ctx); err != nil && ctx.Err() == nil {
-			r.log.Warn("reconciling the kubernetes service failed", "err", err)
+			// A Service deleted a moment ago may still hold its ClusterIP
+			// (released just after the etcd delete): try again soon.
+			r.log.Warn("reconciling the kubernetes service failed; retrying", "err", err)
+			wait = retryDelay
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-time.After(wait):
 		case <-kick:
 		}
 	}
 }
+
+// retryDelay is the wait after a failed reconcile.
+const retryDelay = 250 * time.Millisecond
 
 // watch kicks the loop on every change of the object named kubernetes in
 // default, re-watching when the stream ends.
