@@ -57,6 +57,12 @@ func WithNATS(url string, opts ...natspub.Option) Option {
 	return func(c *config) { c.natsURL, c.natsOpts = url, opts }
 }
 
+// WithServices changes the Service allocation and kubernetes Service
+// settings (ranges, repair and reconcile periods).
+func WithServices(fn func(*server.ServicesConfig)) Option {
+	return func(c *config) { fn(&c.Services) }
+}
+
 // WithNATSTLS connects to the NATS server of WithNATS over TLS with cfg,
 // as the apiserver's --nats-ca-file, --nats-cert-file and --nats-key-file
 // do.
@@ -84,6 +90,10 @@ func start(t testing.TB, etcd *Etcd, pkiDir string, opts ...Option) *Server {
 		Etcd:        etcd.Client,
 		EtcdTimeout: 5 * time.Second,
 		WatchCache:  []watchcache.Option{watchcache.WithBookmarkInterval(200 * time.Millisecond)},
+		// The kubernetes Service's endpoints name a documentation address
+		// (TEST-NET-1): a test host may have none but loopback, which
+		// Endpoints refuse.
+		Services: server.ServicesConfig{AdvertiseAddress: "192.0.2.1"},
 	}}
 	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	scheme := "http://"

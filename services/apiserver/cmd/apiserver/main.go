@@ -50,6 +50,9 @@ func main() {
 		kubeletCert  = flag.String("kubelet-client-certificate", "", "client certificate the apiserver presents to kubelets (pods/log, pods/exec)")
 		kubeletKey   = flag.String("kubelet-client-key", "", "key of --kubelet-client-certificate")
 		kubeletCA    = flag.String("kubelet-certificate-authority", "", "CA bundle that verifies the kubelets' serving certificates (empty: not verified)")
+		svcIPRange   = flag.String("service-cluster-ip-range", server.DefaultServiceClusterIPRange, "CIDR from which Service ClusterIPs are allocated; its first IP is the kubernetes Service's")
+		nodePorts    = flag.String("service-node-port-range", server.DefaultServiceNodePortRange, "port range reserved for Services of type NodePort and LoadBalancer")
+		advertise    = flag.String("advertise-address", "", "IP the kubernetes Service's endpoints name for this apiserver (default: the host's first non-loopback IPv4 address)")
 		kubeletAddrs = flag.String("kubelet-preferred-address-types", strings.Join(server.DefaultKubeletAddressTypes, ","), "Node address types tried in order to reach a kubelet")
 	)
 	var auth authFlags
@@ -67,6 +70,8 @@ func main() {
 		tlsCert:  *tlsCert, tlsKey: *tlsKey, grpcInsecure: *grpcInsecure, compaction: *compaction, otlp: *otlpEndpoint,
 		natsURL: *natsURL, natsCA: *natsCA, natsCert: *natsCert, natsKey: *natsKey,
 		kubelet: kubeletFlags{cert: *kubeletCert, key: *kubeletKey, ca: *kubeletCA, addressTypes: split(*kubeletAddrs)},
+		services: server.ServicesConfig{ClusterIPRange: *svcIPRange, NodePortRange: *nodePorts,
+			AdvertiseAddress: *advertise, SecurePort: int32(*port)},
 	}); err != nil {
 		slog.Error("apiserver failed", "err", err)
 		os.Exit(1)
@@ -85,6 +90,7 @@ type options struct {
 	natsURL                         string
 	natsCA, natsCert, natsKey       string
 	kubelet                         kubeletFlags
+	services                        server.ServicesConfig
 }
 
 // kubeletFlags are kube-apiserver's flags for reaching kubelets.
@@ -146,7 +152,7 @@ func run(ctx context.Context, o options) error {
 	}
 	defer etcd.Close()
 
-	cfg := server.Config{Etcd: etcd, EtcdTimeout: o.etcdTimeout, CompactionInterval: o.compaction, GRPCInsecure: o.grpcInsecure}
+	cfg := server.Config{Etcd: etcd, EtcdTimeout: o.etcdTimeout, CompactionInterval: o.compaction, GRPCInsecure: o.grpcInsecure, Services: o.services}
 	if cfg.Kubelet, err = o.kubelet.config(); err != nil {
 		return fmt.Errorf("kubelet client: %w", err)
 	}

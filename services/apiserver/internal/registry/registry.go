@@ -39,6 +39,8 @@ type Registry struct {
 	cache    *Cacher
 	// admission, when set, admits every write (see admit.go).
 	admission *admission.Chain
+	// alloc, when set, allocates around writes (see allocation.go).
+	alloc Allocation
 }
 
 // New returns the registry of res over store. The kind's Go type must be
@@ -206,7 +208,16 @@ func (r *Registry) Create(ctx context.Context, namespace string, obj object.Obje
 	if err := r.admit(ctx, admission.Create, "", obj, nil, dryRun); err != nil {
 		return nil, err
 	}
+	finish := finishNothing
+	if r.alloc != nil {
+		f, err := r.alloc.BeginCreate(ctx, obj, dryRun)
+		if err != nil {
+			return nil, err
+		}
+		finish = f
+	}
 	if dryRun {
+		finish(ctx, false)
 		return obj, nil
 	}
 	telemetry.Stamp(ctx, obj)
@@ -217,6 +228,7 @@ func (r *Registry) Create(ctx context.Context, namespace string, obj object.Obje
 		md.Name = md.GenerateName + randomSuffix()
 		out, err = r.store.Create(ctx, r.Key(md.Namespace, md.Name), r.codec, obj)
 	}
+	finish(ctx, err == nil)
 	return out, r.toAPI(err, md.Name)
 }
 
@@ -288,7 +300,12 @@ type writeOpts struct {
 // fields recorded, validated, stamped with the trace.
 func (r *Registry) guaranteedUpdate(ctx context.Context, namespace, name string, opts writeOpts, newObj func(cur object.Object) (object.Object, error)) (object.Object, error) {
 	var result object.Object
+	// finish settles the allocations of the attempt that was last tried;
+	// a retried attempt first gives back what the one before it took.
+	finish, removed := finishNothing, false
 	fn := func(cur object.Object) (object.Object, bool, error) {
+		finish(ctx, false)
+		finish, removed = finishNothing, false
 		next, err := newObj(cur)
 		if err != nil {
 			return nil, false, err
@@ -305,15 +322,27 @@ func (r *Registry) guaranteedUpdate(ctx context.Context, namespace, name string,
 		telemetry.Stamp(ctx, next)
 		nmd := next.GetMetadata()
 		remove := nmd.DeletionTimestamp != nil && len(nmd.Finalizers) == 0 && nmd.GetDeletionGracePeriodSeconds() == 0 && !r.holdsDeletion(next)
+		if r.alloc != nil && !remove && subresourceOf(opts) == "" {
+			f, err := r.alloc.BeginUpdate(ctx, next, cur, opts.dryRun)
+			if err != nil {
+				return nil, false, err
+			}
+			finish = f
+		}
 		if opts.dryRun {
 			result = next
 			return nil, false, errDryRun
 		}
+		removed = remove
 		return next, remove, nil
 	}
 	out, err := r.store.GuaranteedUpdate(ctx, r.Key(namespace, name), r.codec, fn)
+	finish(ctx, err == nil)
 	if errors.Is(err, errDryRun) {
 		return result, nil
+	}
+	if err == nil && removed && r.alloc != nil {
+		r.alloc.Release(ctx, out)
 	}
 	return out, r.toAPI(err, name)
 }
@@ -353,6 +382,9 @@ func (r *Registry) carryOver(next, cur object.Object, status bool) {
 	}
 	if r.Resource.Status {
 		copyField(next, cur, "status")
+	}
+	if r.strategy.PrepareForUpdate != nil {
+		r.strategy.PrepareForUpdate(next, cur)
 	}
 	if hasField(next, "spec") && !sameField(next, cur, "spec") {
 		nmd.Generation = cmd.Generation + 1
@@ -414,9 +446,18 @@ func (r *Registry) Delete(ctx context.Context, namespace, name string, opts *met
 		}
 		return next, false, nil
 	}
-	out, err := r.store.GuaranteedUpdate(ctx, r.Key(namespace, name), r.codec, fn)
+	var removed bool
+	fn2 := func(cur object.Object) (object.Object, bool, error) {
+		next, remove, err := fn(cur)
+		removed = remove
+		return next, remove, err
+	}
+	out, err := r.store.GuaranteedUpdate(ctx, r.Key(namespace, name), r.codec, fn2)
 	if errors.Is(err, errDryRun) || errors.Is(err, errUnchanged) {
 		return result, nil
+	}
+	if err == nil && removed && r.alloc != nil {
+		r.alloc.Release(ctx, out)
 	}
 	return out, r.toAPI(err, name)
 }

@@ -23,6 +23,9 @@ type Strategy struct {
 	Validate func(obj object.Object) field.ErrorList
 	// PrepareForCreate sets what the server owns on a new object.
 	PrepareForCreate func(obj object.Object)
+	// PrepareForUpdate carries into next, before admission, what the
+	// server set on cur and a client may leave out (a Service's ClusterIP).
+	PrepareForUpdate func(next, cur object.Object)
 	// HoldsDeletion reports whether something beyond metadata.finalizers
 	// keeps a deleted object (a namespace's spec.finalizers).
 	HoldsDeletion func(obj object.Object) bool
@@ -69,6 +72,15 @@ var Strategies = map[string]Strategy{
 		},
 	},
 	"Node": {KeepStatusOnCreate: true},
+	"Service": {
+		PrepareForCreate: func(obj object.Object) { normalizeClusterIPs(obj.(*corev1.Service), nil) },
+		PrepareForUpdate: func(next, cur object.Object) {
+			svc, old := next.(*corev1.Service), cur.(*corev1.Service)
+			dropTypeDependentFields(svc, old)
+			patchAllocatedValues(svc, old)
+			normalizeClusterIPs(svc, old)
+		},
+	},
 }
 
 // podGracePeriod follows Kubernetes: a pod not yet bound to a node, or one

@@ -56,7 +56,38 @@ type Config struct {
 	Audit *audit.Logger
 	// Kubelet is how pods/log and pods/exec reach the kubelets.
 	Kubelet KubeletConfig
+	// Services configures Service allocation and the kubernetes Service.
+	Services ServicesConfig
 }
+
+// ServicesConfig is --service-cluster-ip-range, --service-node-port-range
+// and what the kubernetes Service names.
+type ServicesConfig struct {
+	// ClusterIPRange is the Service CIDR (default 10.96.0.0/12).
+	ClusterIPRange string
+	// NodePortRange is "lo-hi" (default 30000-32767).
+	NodePortRange string
+	// RepairInterval is the period of the allocation repair (default 3m).
+	RepairInterval time.Duration
+	// LeakRepairs is how many repairs must see a leak before it is freed (default 3).
+	LeakRepairs int
+	// AdvertiseAddress is the address the kubernetes Service's endpoints
+	// name; empty: the host's first non-loopback IPv4 address.
+	AdvertiseAddress string
+	// SecurePort is the endpoints' port (default 6443).
+	SecurePort int32
+	// EndpointInterval and LeaseTTL time the kubernetes Service reconciler
+	// (defaults 10s and 15s).
+	EndpointInterval, LeaseTTL time.Duration
+	// Disable turns off the kubernetes Service reconciler (allocation stays).
+	DisableKubernetesService bool
+}
+
+// Defaults of ServicesConfig.
+const (
+	DefaultServiceClusterIPRange = "10.96.0.0/12"
+	DefaultServiceNodePortRange  = "30000-32767"
+)
 
 // Server is a running apiserver.
 type Server struct {
@@ -69,6 +100,7 @@ type Server struct {
 	inproc     *bufconn.Listener
 	handler    http.Handler
 	auth       *auth // nil: no authentication, authorization or audit
+	services   *serviceParts
 }
 
 // New builds the server; Run starts it.
@@ -85,8 +117,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.native = newGRPCServer(nativeTLS(cfg), grpc.ChainUnaryInterceptor(s.unaryInterceptor(false)), grpc.ChainStreamInterceptor(s.streamInterceptor(false)))
 	var regs []*registry.Registry
 	chain := s.admissionChain()
+	var err error
+	if s.services, err = newServiceParts(cfg); err != nil {
+		return nil, err
+	}
 	for _, res := range apis.Resources {
-		reg, err := registry.New(res, s.store, registry.WithAdmission(chain))
+		opts := []registry.Option{registry.WithAdmission(chain)}
+		if res.GroupResource() == "services" {
+			opts = append(opts, registry.WithAllocation(s.services.alloc))
+		}
+		reg, err := registry.New(res, s.store, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -214,6 +254,9 @@ func (s *Server) Run(ctx context.Context) error {
 		if err := s.bootstrapPolicy(ctx); err != nil {
 			return err
 		}
+	}
+	if err := s.runServices(ctx); err != nil {
+		return err
 	}
 	return s.waitAuthSynced(ctx)
 }
