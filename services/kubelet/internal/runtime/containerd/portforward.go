@@ -48,12 +48,7 @@ func (r *Runtime) dialSandbox(ctx context.Context, id string, port int32) (net.C
 	if labels[runtime.LabelHostNetwork] == "true" || path == "" {
 		return d.DialContext(ctx, "tcp", addr)
 	}
-	var conn net.Conn
-	err = ns.WithNetNSPath(path, func(ns.NetNS) error {
-		var derr error
-		conn, derr = d.DialContext(ctx, "tcp", addr)
-		return derr
-	})
+	conn, err := dialInNetNS(ctx, path, addr)
 	if err != nil {
 		if _, ok := err.(ns.NSPathNotExistErr); ok {
 			return nil, fmt.Errorf("sandbox %s: %w", id, runtime.ErrSandboxNotReady)
@@ -61,4 +56,17 @@ func (r *Runtime) dialSandbox(ctx context.Context, id string, port int32) (net.C
 		return nil, fmt.Errorf("dial %s in the network namespace of sandbox %s: %w", addr, id, err)
 	}
 	return conn, nil
+}
+
+// dialInNetNS connects to addr from inside the network namespace pinned at
+// path.
+func dialInNetNS(ctx context.Context, path, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: portForwardDialTimeout}
+	var conn net.Conn
+	err := ns.WithNetNSPath(path, func(ns.NetNS) error {
+		var derr error
+		conn, derr = d.DialContext(ctx, "tcp", addr)
+		return derr
+	})
+	return conn, err
 }
