@@ -20,4 +20,17 @@
 // a Pod and its Node when asked), TokenReview, SubjectAccessReview and the
 // self-review APIs (kubectl create token, auth whoami, auth can-i) are HTTP
 // handlers behind the same filter.
+//
+// pods/log, pods/exec and pods/portforward are relayed to the kubelet of
+// the Pod's node (podproxy.go) as the apiserver's kubelet client, after
+// authorization of that subresource. Upgraded connections pass through as
+// bytes, with one translation (portforward.go): kubectl tunnels
+// port-forward's SPDY inside a WebSocket (subprotocol
+// SPDY/3.1+portforward.k8s.io, binary messages carrying SPDY frames), and
+// the apiserver upgrades to plain SPDY at the kubelet and relays message
+// payloads to the kubelet's connection and back. Translating here keeps
+// the kubelet Kubernetes' (it speaks SPDY, served by cri-streaming's
+// portforward package) and costs a byte relay without parsing SPDY,
+// where making the kubelet accept the tunnel too would need a SPDY server
+// over a WebSocket-backed connection of its own.
 package server

@@ -18,8 +18,9 @@ import (
 )
 
 // podProxyPath matches the Pod subresources the apiserver relays to the
-// Pod's kubelet: log (GET) and exec (a WebSocket upgrade, GET or POST).
-var podProxyPath = regexp.MustCompile(`^/api/v1/namespaces/([^/]+)/pods/([^/]+)/(log|exec)$`)
+// Pod's kubelet: log (GET), exec (a WebSocket upgrade, GET or POST) and
+// portforward (an SPDY upgrade, POST, or kubectl's WebSocket tunnel, GET).
+var podProxyPath = regexp.MustCompile(`^/api/v1/namespaces/([^/]+)/pods/([^/]+)/(log|exec|portforward)$`)
 
 // kubeletPort is used when a Node does not report its kubelet's port.
 const kubeletPort = 10250
@@ -44,12 +45,16 @@ type KubeletConfig struct {
 // an InternalIP may be assigned when the node starts.
 var DefaultKubeletAddressTypes = []string{"Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"}
 
-// withPodProxy serves pods/log and pods/exec as kube-apiserver does: the
-// request is authorized as that subresource (get for log, create for
-// exec), the Pod's node is looked up, and the request goes on over HTTPS to
-// the kubelet's /containerLogs or /exec with the same query (follow,
-// tailLines, command, stdin, tty, ...), as the apiserver's own kubelet
-// client identity. Everything else goes to next.
+// withPodProxy serves pods/log, pods/exec and pods/portforward as
+// kube-apiserver does: the request is authorized as that subresource (get
+// for log, create for exec and portforward), the Pod's node is looked up,
+// and the request goes on over HTTPS to the kubelet's /containerLogs,
+// /exec or /portForward with the same query (follow, tailLines, command,
+// stdin, tty, ...), as the apiserver's own kubelet client identity.
+// Upgrades (exec's WebSocket, port-forward's SPDY) pass through as bytes
+// once the kubelet has switched protocols; kubectl's WebSocket tunnel of
+// port-forward's SPDY is translated (tunnelPortForward). Everything else
+// goes to next.
 func (s *Server) withPodProxy(next http.Handler) http.Handler {
 	transport := kubeletTransport(s.cfg.Kubelet.TLS)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -66,6 +71,10 @@ func (s *Server) withPodProxy(next http.Handler) http.Handler {
 		target, err := s.kubeletURL(r, namespace, name, sub)
 		if err != nil {
 			writeStatus(w, apierrors.FromError(err))
+			return
+		}
+		if sub == "portforward" && isSPDYTunnel(r) {
+			s.tunnelPortForward(w, r, target, transport, namespace, name)
 			return
 		}
 		proxy := &httputil.ReverseProxy{
@@ -96,7 +105,7 @@ func (s *Server) authorizePodProxy(r *http.Request, namespace, name, sub string)
 		return apierrors.NewUnauthorized("")
 	}
 	verb := "get"
-	if sub == "exec" {
+	if sub == "exec" || sub == "portforward" {
 		verb = "create"
 	}
 	a := authz.Attributes{User: u, Verb: verb, ResourceRequest: true, Resource: "pods",
@@ -107,8 +116,9 @@ func (s *Server) authorizePodProxy(r *http.Request, namespace, name, sub string)
 	return nil
 }
 
-// kubeletURL is where the kubelet of the Pod's node serves sub for the
-// requested container (the Pod's only container when it names none).
+// kubeletURL is where the kubelet of the Pod's node serves sub: for log
+// and exec of the requested container (the Pod's only container when it
+// names none), for portforward of the Pod.
 func (s *Server) kubeletURL(r *http.Request, namespace, name, sub string) (*url.URL, error) {
 	obj, err := s.registries["pods"].Get(r.Context(), namespace, name)
 	if err != nil {
@@ -116,7 +126,7 @@ func (s *Server) kubeletURL(r *http.Request, namespace, name, sub string) (*url.
 	}
 	pod := obj.(*corev1.Pod)
 	container := r.URL.Query().Get("container")
-	if container == "" {
+	if container == "" && sub != "portforward" {
 		cs := pod.GetSpec().GetContainers()
 		if len(cs) != 1 {
 			var names []string
@@ -148,12 +158,15 @@ func (s *Server) kubeletURL(r *http.Request, namespace, name, sub string) (*url.
 	if port == 0 {
 		port = kubeletPort
 	}
-	path := "/containerLogs/"
-	if sub == "exec" {
-		path = "/exec/"
+	hostPort := net.JoinHostPort(host, strconv.Itoa(port))
+	podPath := url.PathEscape(namespace) + "/" + url.PathEscape(name)
+	switch sub {
+	case "portforward":
+		return &url.URL{Scheme: "https", Host: hostPort, Path: "/portForward/" + podPath}, nil
+	case "exec":
+		return &url.URL{Scheme: "https", Host: hostPort, Path: "/exec/" + podPath + "/" + url.PathEscape(container)}, nil
 	}
-	return &url.URL{Scheme: "https", Host: net.JoinHostPort(host, strconv.Itoa(port)),
-		Path: path + url.PathEscape(namespace) + "/" + url.PathEscape(name) + "/" + url.PathEscape(container)}, nil
+	return &url.URL{Scheme: "https", Host: hostPort, Path: "/containerLogs/" + podPath + "/" + url.PathEscape(container)}, nil
 }
 
 // nodeAddress is the node's first address of the first type in types that

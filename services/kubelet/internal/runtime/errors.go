@@ -9,4 +9,7 @@ var (
 	ErrImageNotPresent = errors.New("image not present")
 	// ErrNotRunning: the container has no running process (exec, attach).
 	ErrNotRunning = errors.New("container is not running")
+	// ErrSandboxNotReady: the sandbox's pause container has stopped, so
+	// its network namespace is gone (port forwarding).
+	ErrSandboxNotReady = errors.New("pod sandbox is not ready")
 )

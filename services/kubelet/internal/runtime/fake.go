@@ -3,8 +3,11 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -27,6 +30,8 @@ type Fake struct {
 	pullErr  func(ref string) error
 	execFunc func(c *Container, cmd []string) (*ExecResult, error)
 	startErr func(c *Container) error
+	// portAddr maps a forwarded port to the address the fake dials.
+	portAddr func(sb *Sandbox, port int32) string
 }
 
 var _ Runtime = (*Fake)(nil)
@@ -83,6 +88,15 @@ func (f *Fake) SetStartErr(fn func(c *Container) error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.startErr = fn
+}
+
+// SetPortForwardAddr makes PortForward dial the host:port fn returns for
+// a sandbox's port; without it PortForward dials 127.0.0.1:port on the
+// host.
+func (f *Fake) SetPortForwardAddr(fn func(sb *Sandbox, port int32) string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.portAddr = fn
 }
 
 // Exit ends a running container with an exit code, as a crash would.
@@ -295,6 +309,34 @@ func (f *Fake) Exec(ctx context.Context, id string, opts ExecOptions) (int, erro
 		_, _ = opts.Stderr.Write(res.Stderr)
 	}
 	return res.ExitCode, nil
+}
+
+// PortForward dials the address SetPortForwardAddr chose and splices
+// stream to it.
+func (f *Fake) PortForward(ctx context.Context, podSandboxID string, port int32, stream io.ReadWriteCloser) error {
+	f.mu.Lock()
+	sb := f.sandboxes[podSandboxID]
+	var addr string
+	if sb != nil {
+		cp := *sb
+		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port)))
+		if f.portAddr != nil {
+			addr = f.portAddr(&cp, port)
+		}
+	}
+	f.record("PortForward %s %d", podSandboxID, port)
+	f.mu.Unlock()
+	if sb == nil {
+		stream.Close()
+		return fmt.Errorf("sandbox %s: %w", podSandboxID, ErrNotFound)
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		stream.Close()
+		return err
+	}
+	return Splice(ctx, stream, conn)
 }
 
 func (f *Fake) PullImage(_ context.Context, ref string) (string, error) {

@@ -44,6 +44,11 @@ type Runtime interface {
 	ExecSync(ctx context.Context, id string, cmd []string, timeout time.Duration) (*ExecResult, error)
 	// Exec runs a command with streams attached, until it exits or ctx ends.
 	Exec(ctx context.Context, id string, opts ExecOptions) (exitCode int, err error)
+	// PortForward connects stream to port on 127.0.0.1 inside the
+	// sandbox's network namespace (the host's with HostNetwork) and copies
+	// both ways until either side closes or ctx ends; it closes stream
+	// before it returns. A sandbox that is missing is ErrNotFound.
+	PortForward(ctx context.Context, podSandboxID string, port int32, stream io.ReadWriteCloser) error
 
 	// PullImage fetches and unpacks ref and returns its image ID.
 	PullImage(ctx context.Context, ref string) (imageID string, err error)

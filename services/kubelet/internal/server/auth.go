@@ -55,8 +55,9 @@ func forbidden(a secureserving.Attributes) string {
 }
 
 // attributes maps a request as Kubernetes' kubelet does: the verb from the
-// method, on nodes/proxy of this node. Exec is create whatever its method
-// (a WebSocket upgrade is a GET), as the apiserver authorizes pods/exec.
+// method, on nodes/proxy of this node. Exec and port forwarding are create
+// whatever their method (a WebSocket upgrade is a GET), as the apiserver
+// authorizes pods/exec and pods/portforward.
 func (s *Server) attributes(u secureserving.User, r *http.Request) secureserving.Attributes {
 	verb := "get"
 	switch r.Method {
@@ -69,7 +70,7 @@ func (s *Server) attributes(u secureserving.User, r *http.Request) secureserving
 	case http.MethodDelete:
 		verb = "delete"
 	}
-	if strings.HasPrefix(r.URL.Path, "/exec/") {
+	if strings.HasPrefix(r.URL.Path, "/exec/") || strings.HasPrefix(r.URL.Path, "/portForward/") {
 		verb = "create"
 	}
 	return secureserving.Attributes{User: u, Verb: verb, Resource: "nodes", Subresource: "proxy", Name: s.cfg.NodeName}

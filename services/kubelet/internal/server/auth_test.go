@@ -91,6 +91,8 @@ func TestAuthorizationIsAVerbOnTheNodesProxySubresource(t *testing.T) {
 	}{
 		{"GET", "/containerLogs/default/web/c", "get"},
 		{"POST", "/exec/default/web/c?command=true", "create"},
+		{"POST", "/portForward/default/web", "create"},
+		{"GET", "/portForward/default/web", "create"},
 	} {
 		req, _ := http.NewRequest(c.method, url+c.path, nil)
 		resp, err := httpClient(alice).Do(req)

@@ -54,7 +54,7 @@ type Config struct {
 // Config.CertFile and Config.KeyFile.
 var ErrNoServingCertificate = errors.New("the kubelet's server needs a serving certificate and key (--tls-cert-file, --tls-private-key-file)")
 
-// Server serves logs and exec.
+// Server serves logs, exec and port forwarding.
 type Server struct {
 	cfg     Config
 	pods    Pods
@@ -71,6 +71,10 @@ func New(cfg Config, pods Pods, rt runtime.Runtime, log *slog.Logger) *Server {
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.logs)
 	mux.HandleFunc("GET /exec/{namespace}/{pod}/{container}", s.exec)
 	mux.HandleFunc("POST /exec/{namespace}/{pod}/{container}", s.exec)
+	for _, m := range []string{"GET", "POST"} {
+		mux.HandleFunc(m+" /portForward/{namespace}/{pod}", s.portForward)
+		mux.HandleFunc(m+" /portForward/{namespace}/{pod}/{uid}", s.portForward)
+	}
 	s.handler = s.withAuth(mux)
 	return s
 }
@@ -189,7 +193,9 @@ func httpError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, errNotFound):
 		code = http.StatusNotFound
-	case errors.Is(err, runtime.ErrNotRunning):
+	case errors.Is(err, runtime.ErrNotFound):
+		code = http.StatusNotFound
+	case errors.Is(err, runtime.ErrNotRunning), errors.Is(err, runtime.ErrSandboxNotReady):
 		code = http.StatusBadRequest
 	}
 	http.Error(w, err.Error(), code)
