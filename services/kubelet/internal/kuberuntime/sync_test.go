@@ -13,14 +13,12 @@ import (
 	"podline.dev/pkg/clock"
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/kubelet/internal/events"
-	"podline.dev/services/kubelet/internal/network"
 	"podline.dev/services/kubelet/internal/runtime"
 )
 
 type env struct {
 	m     *Manager
 	rt    *runtime.Fake
-	net   *network.Fake
 	rec   *events.Fake
 	clock *clock.Fake
 }
@@ -29,8 +27,8 @@ func newEnv(t *testing.T) *env {
 	c := clock.NewFake(t0)
 	rt := runtime.NewFake(c)
 	rt.AddImage("img:1", 1<<20)
-	e := &env{rt: rt, net: network.NewFake("10.244.1.0/24"), rec: &events.Fake{}, clock: c}
-	e.m = NewManager(Config{Runtime: rt, Network: e.net, Recorder: e.rec, Clock: c, RootDir: t.TempDir(),
+	e := &env{rt: rt, rec: &events.Fake{}, clock: c}
+	e.m = NewManager(Config{Runtime: rt, Recorder: e.rec, Clock: c, RootDir: t.TempDir(),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return e
 }
@@ -55,7 +53,7 @@ func TestSyncStartsTheSandboxThenInitContainersThenTheApp(t *testing.T) {
 	if got := e.rt.Calls(); !slices.Equal(got, want) {
 		t.Fatalf("calls %v, want %v", got, want)
 	}
-	if e.net.Attached() != 1 {
+	if e.rt.Attached() != 1 {
 		t.Fatal("sandbox not attached to the network")
 	}
 	e.rt.ResetCalls()
@@ -167,7 +165,7 @@ func TestKillPodRunsPreStopThenStopsAndReleasesTheNetwork(t *testing.T) {
 	if !slices.Equal(hooks, []string{"web:drain"}) {
 		t.Fatalf("preStop hooks %v", hooks)
 	}
-	if len(e.rt.Running("web")) != 0 || e.net.Attached() != 0 {
+	if len(e.rt.Running("web")) != 0 || e.rt.Attached() != 0 {
 		t.Fatal("container or address left")
 	}
 	if !slices.Contains(e.rec.Reasons(), "Killing") {

@@ -9,4 +9,10 @@ var (
 	ErrImageNotPresent = errors.New("image not present")
 	// ErrNotRunning: the container has no running process (exec, attach).
 	ErrNotRunning = errors.New("container is not running")
+	// ErrRuntimeNotReady: the runtime reports RuntimeReady=false or does
+	// not answer.
+	ErrRuntimeNotReady = errors.New("container runtime is not ready")
+	// ErrNetworkNotReady: the runtime reports NetworkReady=false (no CNI
+	// configuration yet).
+	ErrNetworkNotReady = errors.New("container runtime network not ready")
 )
