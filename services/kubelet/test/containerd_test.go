@@ -26,7 +26,7 @@ func (n *realNode) runtimeObjects(t *testing.T, uid string) (sandboxes, containe
 	}
 	for _, c := range cs {
 		l, _ := c.Labels(context.Background())
-		if l[runtime.LabelKind] == runtime.KindSandbox {
+		if l[criKindLabel] == "sandbox" {
 			sandboxes++
 		} else {
 			containers++
