@@ -169,6 +169,9 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.internal.v1.traci
   [plugins."io.containerd.cri.v1.images".pinned_images]
     sandbox = "podline/pause:3.10"
 [plugins."io.containerd.cri.v1.runtime"]
+  # The machine's capability bounding set lacks CAP_SYS_RESOURCE: no
+  # oom_score_adj below containerd's own.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.cri.v1.runtime".containerd]
     default_runtime_name = "runc"
     [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
