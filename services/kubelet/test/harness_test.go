@@ -19,6 +19,7 @@ import (
 	"podline.dev/services/apiserver/apiservertest"
 	"podline.dev/services/kubelet/internal/kubelet"
 	"podline.dev/services/kubelet/internal/nodestatus"
+	"podline.dev/services/kubelet/internal/poddns"
 	"podline.dev/services/kubelet/internal/resource"
 	"podline.dev/services/kubelet/internal/runtime"
 )
@@ -80,6 +81,7 @@ func startFakeNode(t *testing.T, api *apiservertest.Server, o fakeOpts) *fakeNod
 		PodCIDR:            "10.244.1.0/24",
 		Taints:             o.taints,
 		RootDir:            t.TempDir(),
+		ClusterDNS:         poddns.Cluster{Servers: []string{"10.96.0.10"}, Domain: "cluster.local"},
 		StaticPodPath:      o.staticDir,
 		Capacity:           capacity,
 		KubeletPort:        10250,

@@ -164,7 +164,10 @@ func (m *Manager) createSandbox(ctx context.Context, pod *corev1.Pod, attempt in
 			return nil, err
 		}
 	}
-	cfg := m.sandboxConfig(pod, attempt)
+	cfg, dnsErr := m.sandboxConfig(pod, attempt)
+	if dnsErr != nil {
+		m.recorder.Eventf(pod, "", events.Warning, "MissingClusterDNS", "pod: %q. %v", FormatPod(pod), dnsErr)
+	}
 	start := m.clock.Now()
 	sctx, span := m.tracer.Start(ctx, "RunPodSandbox")
 	sb, err := m.runtime.RunPodSandbox(sctx, cfg)
@@ -185,12 +188,11 @@ func (m *Manager) createSandbox(ctx context.Context, pod *corev1.Pod, attempt in
 
 // sandboxConfig is what the runtime runs a pod's sandbox with: its
 // hostname, resolver configuration, hostPorts, labels and log directory.
-func (m *Manager) sandboxConfig(pod *corev1.Pod, attempt int) *runtime.SandboxConfig {
+// err is poddns.ErrNoClusterDNS when the pod asks for cluster DNS the
+// kubelet has not been given.
+func (m *Manager) sandboxConfig(pod *corev1.Pod, attempt int) (*runtime.SandboxConfig, error) {
 	md := pod.GetMetadata()
 	dns, err := poddns.ForPod(pod, m.dns, poddns.ParseResolvConf(m.readResolvConf()))
-	if errors.Is(err, poddns.ErrNoClusterDNS) {
-		m.recorder.Eventf(pod, "", events.Warning, "MissingClusterDNS", "pod: %q. %v", FormatPod(pod), err)
-	}
 	return &runtime.SandboxConfig{
 		Pod:          runtime.PodRef{UID: md.GetUid(), Name: md.GetName(), Namespace: md.GetNamespace()},
 		Hostname:     poddns.SandboxHostname(pod, m.dns.Domain),
@@ -202,7 +204,7 @@ func (m *Manager) sandboxConfig(pod *corev1.Pod, attempt int) *runtime.SandboxCo
 		Labels:       md.GetLabels(),
 		Annotations:  md.GetAnnotations(),
 		CgroupParent: m.podCgroup(md.GetUid()),
-	}
+	}, err
 }
 
 func (m *Manager) readResolvConf() []byte {
@@ -295,7 +297,7 @@ func (m *Manager) startContainer(ctx context.Context, pod *corev1.Pod, sb *runti
 
 	cfg, err := m.containerConfig(ctx, pod, c, init, attempt, vols, env)
 	if err == nil {
-		cfg.Sandbox = m.sandboxConfig(pod, sb.Attempt)
+		cfg.Sandbox, _ = m.sandboxConfig(pod, sb.Attempt)
 	}
 	if err != nil {
 		m.recorder.Eventf(pod, ref, events.Warning, "Failed", "Error: %v", err)

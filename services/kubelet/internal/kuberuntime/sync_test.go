@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"podline.dev/pkg/clock"
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/kubelet/internal/events"
+	"podline.dev/services/kubelet/internal/poddns"
 	"podline.dev/services/kubelet/internal/runtime"
 )
 
@@ -192,5 +194,36 @@ func TestGracePeriod(t *testing.T) {
 	}
 	if g := gracePeriod(nil, nil, nil); g != 30*time.Second {
 		t.Fatalf("orphan %v", g)
+	}
+}
+
+// The sandbox is run with what the runtime needs to set the pod up:
+// hostname, cluster DNS, hostPorts, log directory; the kubelet writes
+// the managed /etc/hosts with the IP the runtime gave it.
+func TestSyncRunsTheSandboxWithDNSHostnameAndPorts(t *testing.T) {
+	e := newEnv(t)
+	e.m.dns = poddns.Cluster{Servers: []string{"10.96.0.10"}, Domain: "cluster.local"}
+	pod := makePod().app("web").obj()
+	pod.Spec.Hostname, pod.Spec.Subdomain = "db", "dbs"
+	pod.Spec.Containers[0].Ports = []*corev1.ContainerPort{{ContainerPort: 80, HostPort: 8080}}
+	if res := e.sync(t, pod); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	sbs, _ := e.rt.ListPodSandboxes(context.Background(), "")
+	if len(sbs) != 1 {
+		t.Fatalf("sandboxes %v", sbs)
+	}
+	cfg := e.rt.SandboxConfig(sbs[0].ID)
+	ns := pod.GetMetadata().GetNamespace()
+	if cfg.Hostname != "db" || cfg.DNS == nil || strings.Join(cfg.DNS.Servers, ",") != "10.96.0.10" ||
+		cfg.DNS.Searches[0] != ns+".svc.cluster.local" || strings.Join(cfg.DNS.Options, ",") != "ndots:5" ||
+		len(cfg.Ports) != 1 || cfg.Ports[0].HostPort != 8080 || cfg.Ports[0].Protocol != "TCP" ||
+		cfg.LogDir != LogDir(e.m.logsDir, pod) {
+		t.Fatalf("sandbox config %+v (dns %+v)", cfg, cfg.DNS)
+	}
+	hosts, err := os.ReadFile(EtcHostsPath(e.m.rootDir, pod.GetMetadata().GetUid()))
+	want := sbs[0].IPs[0] + "\tdb.dbs." + ns + ".svc.cluster.local\tdb\n"
+	if err != nil || !strings.Contains(string(hosts), want) {
+		t.Fatalf("/etc/hosts %q %v, want a line %q", hosts, err, want)
 	}
 }

@@ -26,6 +26,7 @@ type Fake struct {
 	containers map[string]*Container
 	images     map[string]*Image
 	calls      []string
+	sbConfigs  map[string]*SandboxConfig
 
 	// the pod network: one address per sandbox from prefix
 	prefix     netip.Prefix
@@ -52,6 +53,13 @@ func NewFake(c clock.Clock) *Fake {
 
 // FakePodCIDR is where the fake's sandboxes get their addresses, from .2 on.
 const FakePodCIDR = "10.244.1.0/24"
+
+// SandboxConfig is the config sandbox id was run with, or nil.
+func (f *Fake) SandboxConfig(id string) *SandboxConfig {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sbConfigs[id]
+}
 
 // SetNetworkErr makes the pod network fail: RunPodSandbox of a sandbox
 // outside the host's network and Status return err (nil: ready again).
@@ -206,6 +214,10 @@ func (f *Fake) RunPodSandbox(_ context.Context, cfg *SandboxConfig) (*Sandbox, e
 		f.nextIP = f.nextIP.Next()
 	}
 	f.sandboxes[sb.ID] = sb
+	if f.sbConfigs == nil {
+		f.sbConfigs = map[string]*SandboxConfig{}
+	}
+	f.sbConfigs[sb.ID] = cfg
 	f.record("RunPodSandbox %s", cfg.Pod.Name)
 	cp := *sb
 	cp.IPs = slices.Clone(sb.IPs)
