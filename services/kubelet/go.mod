@@ -37,5 +37,5 @@ require (
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
-	k8s.io/cri-api v0.37.2 // indirect
+	k8s.io/cri-api v0.37.2
 )
