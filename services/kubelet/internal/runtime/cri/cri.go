@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -60,6 +62,17 @@ func WithImageEndpoint(ep string) Option { return func(o *options) { o.imageEndp
 
 // WithLogger logs to l.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithStreamDialContext dials the runtime's streaming server with dial
+// (default: a net.Dialer here; tests dial inside the node's network
+// namespace).
+func WithStreamDialContext(dial func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
+	return func(o *options) {
+		o.dialer = func(ctx context.Context, rawURL string, protocols []string) (*websocket.Conn, error) {
+			return dialStream(ctx, rawURL, protocols, dial)
+		}
+	}
+}
 
 // WithDialOptions adds gRPC dial options (tests dial a bufconn).
 func WithDialOptions(opts ...grpc.DialOption) Option {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -37,6 +38,12 @@ const (
 type streamDialer func(ctx context.Context, rawURL string, protocols []string) (*websocket.Conn, error)
 
 func defaultStreamDialer(ctx context.Context, rawURL string, protocols []string) (*websocket.Conn, error) {
+	return dialStream(ctx, rawURL, protocols, nil)
+}
+
+// dialStream opens a WebSocket to rawURL (http: ws, https: wss) through
+// dial (nil: the default dialer).
+func dialStream(ctx context.Context, rawURL string, protocols []string, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*websocket.Conn, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, err
@@ -47,7 +54,7 @@ func defaultStreamDialer(ctx context.Context, rawURL string, protocols []string)
 	case "https":
 		u.Scheme = "wss"
 	}
-	d := websocket.Dialer{Subprotocols: protocols, ReadBufferSize: 32 << 10, WriteBufferSize: 32 << 10}
+	d := websocket.Dialer{Subprotocols: protocols, ReadBufferSize: 32 << 10, WriteBufferSize: 32 << 10, NetDialContext: dial}
 	conn, resp, err := d.DialContext(ctx, u.String(), http.Header{})
 	if err != nil {
 		if resp != nil {
