@@ -124,6 +124,19 @@ func (r *Runtime) ListContainers(ctx context.Context, podUID string) ([]*runtime
 		}
 		out = append(out, fromContainerStatus(c.GetPodSandboxId(), st))
 	}
+	if podUID == "" { // a full list: forget containers removed behind our back
+		seen := map[string]bool{}
+		for _, c := range resp.GetContainers() {
+			seen[c.GetId()] = true
+		}
+		r.mu.Lock()
+		for id := range r.statuses {
+			if !seen[id] {
+				delete(r.statuses, id)
+			}
+		}
+		r.mu.Unlock()
+	}
 	return out, nil
 }
 

@@ -187,6 +187,19 @@ func (r *Runtime) ListPodSandboxes(ctx context.Context, podUID string) ([]*runti
 		}
 		out = append(out, sb)
 	}
+	if podUID == "" { // a full list: forget sandboxes removed behind our back
+		seen := map[string]bool{}
+		for _, s := range resp.GetItems() {
+			seen[s.GetId()] = true
+		}
+		r.mu.Lock()
+		for id := range r.sandboxIPs {
+			if !seen[id] {
+				delete(r.sandboxIPs, id)
+			}
+		}
+		r.mu.Unlock()
+	}
 	return out, nil
 }
 
