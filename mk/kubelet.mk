@@ -5,18 +5,21 @@
 #                           default, which the node image copies in)
 #   make kubelet-test-deps  runc and the CNI plugins from Debian when missing, and
 #                           bin/containerd + shim (mk/images.mk): without them the
-#                           real-containerd tests skip, saying which is missing
+#                           real-runtime tests skip, saying which is missing
 #   make test-kubelet       the kubelet's unit and integration tests (as root, the
-#                           integration tests run a real containerd)
+#                           integration tests run the kubelet over CRI against a
+#                           real containerd's own CRI plugin)
 #   make bench-kubelet      pod startup latency (create -> Running through a watch,
 #                           30 pods one by one and 30 at once, p50/p99) and the
-#                           kubelet's RSS with 30 pods, on a real containerd
+#                           kubelet's RSS with 30 pods, on containerd's CRI plugin
+#   make lint-kubelet       (part of make lint) the kubelet binary speaks only CRI:
+#                           it links neither containerd nor CNI
 
 KUBELET_BUILD_DIR ?= $(CURDIR)/bin
 KUBELET_SRC := $(shell find $(CURDIR)/services/kubelet $(CURDIR)/pkg $(CURDIR)/proto -name '*.go' \
 	-not -name '*_test.go' -not -path '*/testdata/*' 2>/dev/null) $(CURDIR)/services/kubelet/go.mod
 
-.PHONY: kubelet kubelet-test-deps test-kubelet bench-kubelet
+.PHONY: kubelet kubelet-test-deps test-kubelet bench-kubelet lint-kubelet
 
 kubelet: $(KUBELET_BUILD_DIR)/kubelet
 
@@ -43,3 +46,11 @@ test-kubelet: kubelet-test-deps
 
 bench-kubelet: kubelet-test-deps
 	$(GO) test -run '^$$' -bench BenchmarkKubeletPodStartup -benchtime 1x -timeout 30m ./services/kubelet/test/
+
+lint: lint-kubelet
+
+# The kubelet calls neither containerd nor CNI: the runtime behind its CRI
+# socket does (DESIGN.md).
+lint-kubelet:
+	@bad=$$(cd $(CURDIR)/services/kubelet && $(GO) list -deps ./cmd/kubelet | grep -E '^github.com/(containerd|containernetworking)/'); \
+	if [ -n "$$bad" ]; then echo "the kubelet must speak only CRI, but links:"; echo "$$bad"; exit 1; fi

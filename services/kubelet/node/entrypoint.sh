@@ -9,9 +9,16 @@
 #    With $POD_ROUTES ("10.244.1.0/24=worker-1 ..."), keeps a route to each
 #    other node's pod subnet through that node, re-resolved every 5 s (a
 #    node that is not up yet, or restarts with a new address, is picked up);
-# 3. starts /usr/local/bin/kubelet with this script's arguments when that
-#    binary is in the image; otherwise only containerd runs.
-# When containerd or the kubelet exits, the other is stopped and the
+# 3. starts the CRI runtime the kubelet speaks to, by $NODE_RUNTIME:
+#    containerd (the default until podline-cri is in the image): containerd's
+#    own CRI plugin on /run/containerd/containerd.sock;
+#    podline: /usr/local/bin/podline-cri on /run/podline/cri.sock (containerd's
+#    CRI plugin is disabled then);
+#    writes /etc/crictl.yaml for that socket and waits until it answers;
+# 4. starts /usr/local/bin/kubelet with --container-runtime-endpoint and this
+#    script's arguments when that binary is in the image; otherwise only the
+#    runtime runs.
+# When containerd, the CRI runtime or the kubelet exits, the others are stopped and the
 # container exits with that status, so docker's restart policy restarts the
 # node as a whole. SIGTERM/SIGINT stop both.
 set -euo pipefail
@@ -77,7 +84,24 @@ stop() {
 }
 trap 'signalled=1; stop' TERM INT
 
-containerd --config /etc/containerd/config.toml &
+NODE_RUNTIME=${NODE_RUNTIME:-containerd}
+CONTAINERD_CONFIG=/etc/containerd/config.toml
+case "$NODE_RUNTIME" in
+containerd) CRI_SOCKET=/run/containerd/containerd.sock ;;
+podline)
+	CRI_SOCKET=/run/podline/cri.sock
+	[ -x /usr/local/bin/podline-cri ] || { log "NODE_RUNTIME=podline but /usr/local/bin/podline-cri is not in this image"; exit 2; }
+	# containerd's own CRI plugin must not take podline-cri's containers.
+	sed 's|^disabled_plugins = \[\]|disabled_plugins = ["io.containerd.grpc.v1.cri"]|' \
+		/etc/containerd/config.toml >/run/containerd-config.toml
+	CONTAINERD_CONFIG=/run/containerd-config.toml
+	;;
+*) log "NODE_RUNTIME=$NODE_RUNTIME: want containerd or podline"; exit 2 ;;
+esac
+CRI_ENDPOINT=unix://$CRI_SOCKET
+printf 'runtime-endpoint: %s\nimage-endpoint: %s\ntimeout: 10\n' "$CRI_ENDPOINT" "$CRI_ENDPOINT" >/etc/crictl.yaml
+
+containerd --config "$CONTAINERD_CONFIG" &
 pids+=("$!")
 for _ in $(seq 150); do
 	if ctr --timeout 2s version >/dev/null 2>&1; then break; fi
@@ -96,6 +120,36 @@ if ! ctr -n k8s.io images ls -q | grep -qx "$pause_ref"; then
 	ctr -n k8s.io images import /usr/share/podline/images/pause.tar >/dev/null
 	log "imported $pause_ref"
 fi
+
+if [ "$NODE_RUNTIME" = podline ]; then
+	mkdir -p /run/podline
+	/usr/local/bin/podline-cri --listen "$CRI_SOCKET" --containerd-address /run/containerd/containerd.sock &
+	pids+=("$!")
+	log "podline-cri started (pid $!)"
+fi
+
+# Wait until the runtime answers CRI: crictl when the image has it, else
+# until its socket exists.
+cri_up() {
+	if command -v crictl >/dev/null 2>&1; then
+		crictl --timeout 2s version >/dev/null 2>&1
+	else
+		[ -S "$CRI_SOCKET" ]
+	fi
+}
+for _ in $(seq 300); do
+	cri_up && break
+	for pid in "${pids[@]}"; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			log "the runtime (pid $pid) exited before $CRI_ENDPOINT answered"
+			stop
+			exit 1
+		fi
+	done
+	sleep 0.2
+done
+cri_up || { log "no CRI runtime answers on $CRI_ENDPOINT"; stop; exit 1; }
+log "CRI runtime $NODE_RUNTIME is ready on $CRI_ENDPOINT"
 touch /run/podline-node.ready
 
 if [ -n "${POD_ROUTES:-}" ]; then
@@ -105,11 +159,11 @@ if [ -n "${POD_ROUTES:-}" ]; then
 fi
 
 if [ -x /usr/local/bin/kubelet ]; then
-	/usr/local/bin/kubelet "$@" &
+	/usr/local/bin/kubelet --container-runtime-endpoint "$CRI_ENDPOINT" "$@" &
 	pids+=("$!")
 	log "kubelet started (pid $!)"
 else
-	log "no /usr/local/bin/kubelet in this image: running containerd only"
+	log "no /usr/local/bin/kubelet in this image: running the runtime only"
 fi
 
 # Whichever exits first (or a signal) ends the node.

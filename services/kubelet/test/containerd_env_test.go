@@ -27,18 +27,33 @@ import (
 	"podline.dev/pkg/testenv"
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/apiserver/apiservertest"
+	"podline.dev/services/kubelet/internal/runtime/cri"
 )
 
 // sharedContainerd is one containerd for all tests of the package, with
-// the test images imported: started on first use, stopped by TestMain.
+// its own CRI plugin serving the kubelet on its socket, and the test
+// images imported: started on first use, stopped by TestMain. It runs in
+// a network namespace of its own, the node's: its CNI calls make the pod
+// bridge there, the kubelet runs there too, and the tests reach pods from
+// there.
 type sharedContainerd struct {
 	repo, dir, socket, config string
+	// nodeNS is the node's network namespace; confDir the CNI
+	// configuration (pods in testPodCIDR behind the bridge at
+	// testGateway); hostsDir the registry hosts directory of the CRI
+	// plugin's pulls.
+	nodeNS, confDir, hostsDir string
 	cmd                       *exec.Cmd
 	log                       *os.File
 	client                    *containerd.Client
 	kubelet                   string // the kubelet binary
 	imagesFrom                []string
 }
+
+const (
+	testPodCIDR = "10.244.77.0/24"
+	testGateway = "10.244.77.1"
+)
 
 var (
 	ctrdOnce sync.Once
@@ -101,20 +116,73 @@ func startSharedContainerd(repo string) (*sharedContainerd, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sharedContainerd{repo: repo, dir: dir, socket: filepath.Join(dir, "containerd.sock"), config: filepath.Join(dir, "containerd.toml")}
+	s := &sharedContainerd{repo: repo, dir: dir, socket: filepath.Join(dir, "containerd.sock"), config: filepath.Join(dir, "containerd.toml"),
+		confDir: filepath.Join(dir, "net.d"), hostsDir: filepath.Join(dir, "certs.d")}
+	ns, err := netns.NewNetNS(filepath.Join(dir, "node-netns"))
+	if err != nil {
+		return nil, err
+	}
+	s.nodeNS = ns.GetPath()
+	if err := cnins.WithNetNSPath(s.nodeNS, func(cnins.NetNS) error {
+		lo, err := netlink.LinkByName("lo")
+		if err != nil {
+			return err
+		}
+		return netlink.LinkSetUp(lo)
+	}); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{s.confDir, s.hostsDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	conf := fmt.Sprintf(`{
+  "cniVersion": "1.0.0",
+  "name": "podline-test",
+  "plugins": [{
+    "type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+    "ipam": {"type": "host-local", "ranges": [[{"subnet": %q}]], "routes": [{"dst": "0.0.0.0/0"}], "dataDir": %q}
+  }]
+}`, testPodCIDR, filepath.Join(dir, "ipam"))
+	if err := os.WriteFile(filepath.Join(s.confDir, "10-test.conflist"), []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
 	cfg := fmt.Sprintf(`version = 3
 root = %q
 state = %q
-disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "io.containerd.cri.v1.images",
-  "io.containerd.podsandbox.controller.v1.podsandbox", "io.containerd.nri.v1.nri",
-  "io.containerd.internal.v1.tracing", "io.containerd.tracing.processor.v1.otlp"]
+disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.internal.v1.tracing", "io.containerd.tracing.processor.v1.otlp"]
 [grpc]
   address = %q
 [ttrpc]
   address = %q
 [plugins."io.containerd.internal.v1.opt"]
   path = %q
-`, filepath.Join(dir, "root"), filepath.Join(dir, "state"), s.socket, s.socket+".ttrpc", filepath.Join(dir, "opt"))
+[plugins."io.containerd.grpc.v1.cri"]
+  disable_tcp_service = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+[plugins."io.containerd.cri.v1.images"]
+  snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.images".registry]
+    config_path = %q
+  [plugins."io.containerd.cri.v1.images".pinned_images]
+    sandbox = "podline/pause:3.10"
+[plugins."io.containerd.cri.v1.runtime"]
+  # The machine's capability bounding set lacks CAP_SYS_RESOURCE: no
+  # oom_score_adj below containerd's own.
+  restrict_oom_score_adj = true
+  [plugins."io.containerd.cri.v1.runtime".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+  [plugins."io.containerd.cri.v1.runtime".cni]
+    bin_dirs = [%q]
+    conf_dir = %q
+`, filepath.Join(dir, "root"), filepath.Join(dir, "state"), s.socket, s.socket+".ttrpc", filepath.Join(dir, "opt"),
+		s.hostsDir, cniBinDir, s.confDir)
 	if err := os.WriteFile(s.config, []byte(cfg), 0o644); err != nil {
 		return nil, err
 	}
@@ -149,7 +217,8 @@ func (s *sharedContainerd) start() error {
 	s.cmd.Env = append(os.Environ(), "PATH="+filepath.Join(s.repo, "bin")+":"+os.Getenv("PATH"))
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	// A process forked from a thread in the namespace starts in it.
+	if err := cnins.WithNetNSPath(s.nodeNS, func(cnins.NetNS) error { return s.cmd.Start() }); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -180,19 +249,23 @@ func (s *sharedContainerd) restart() error {
 	return s.start()
 }
 
-// wipe deletes every task and container in the k8s.io namespace.
+// wipe stops and removes every pod sandbox (and so its containers)
+// through the CRI, so containerd's CRI plugin forgets them too.
 func (s *sharedContainerd) wipe() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := s.client.Containers(ctx)
+	rt, err := cri.New("unix://" + s.socket)
 	if err != nil {
 		return
 	}
-	for _, c := range cs {
-		if task, err := c.Task(ctx, nil); err == nil {
-			_, _ = task.Delete(ctx, containerd.WithProcessKill)
-		}
-		_ = c.Delete(ctx, containerd.WithSnapshotCleanup)
+	defer rt.Close()
+	sbs, err := rt.ListPodSandboxes(ctx, "")
+	if err != nil {
+		return
+	}
+	for _, sb := range sbs {
+		_ = rt.StopPodSandbox(ctx, sb.ID)
+		_ = rt.RemovePodSandbox(ctx, sb.ID)
 	}
 }
 
@@ -209,6 +282,9 @@ func stopSharedContainerd() {
 		_ = ctrd.cmd.Wait()
 	}
 	unmountUnder(ctrd.dir)
+	if ctrd.nodeNS != "" {
+		_ = netns.LoadNetNS(ctrd.nodeNS).Remove()
+	}
 	if os.Getenv("KUBELET_TEST_KEEP") == "" {
 		_ = os.RemoveAll(ctrd.dir)
 	}
@@ -261,7 +337,7 @@ func startRealNode(t testing.TB, extraArgs ...string) *realNode {
 	dir := t.TempDir()
 	n := &realNode{
 		t: t, ctrd: c, dir: dir, name: "node-real",
-		podCIDR: "10.244.77.0/24", gateway: "10.244.77.1",
+		podCIDR: testPodCIDR, gateway: testGateway,
 		cgroupRoot: fmt.Sprintf("/podline-test-%d", os.Getpid()),
 	}
 	n.api = apiservertest.Start(t)
@@ -280,46 +356,18 @@ func startRealNode(t testing.TB, extraArgs ...string) *realNode {
 	if err = proxyUnixToTCP(t, apiSock, n.api.Addr); err != nil {
 		t.Fatal(err)
 	}
-	ns, err := netns.NewNetNS(filepath.Join(dir, "node-netns"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.nodeNS = ns.GetPath()
-	if err := cnins.WithNetNSPath(n.nodeNS, func(cnins.NetNS) error {
-		lo, err := netlink.LinkByName("lo")
-		if err != nil {
-			return err
-		}
-		return netlink.LinkSetUp(lo)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	confDir := filepath.Join(dir, "net.d")
-	_ = os.MkdirAll(confDir, 0o755)
-	conf := fmt.Sprintf(`{
-  "cniVersion": "1.0.0",
-  "name": "podline-test",
-  "plugins": [{
-    "type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-    "ipam": {"type": "host-local", "ranges": [[{"subnet": "${POD_CIDR}"}]], "routes": [{"dst": "0.0.0.0/0"}], "dataDir": %q}
-  }]
-}`, filepath.Join(dir, "ipam"))
-	if err := os.WriteFile(filepath.Join(confDir, "10-test.conflist"), []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	n.nodeNS = c.nodeNS
 	n.args = append([]string{
 		"--apiserver", "unix://" + apiSock,
 		"--node-name", n.name,
 		"--pod-cidr", n.podCIDR,
 		"--node-ip", n.gateway,
-		"--containerd-address", c.socket,
-		"--cni-conf-dir", confDir,
-		"--cni-bin-dir", cniBinDir,
-		"--cni-cache-dir", filepath.Join(dir, "cni-cache"),
-		"--netns-dir", filepath.Join(dir, "netns"),
+		"--container-runtime-endpoint", "unix://" + c.socket,
 		"--root-dir", filepath.Join(dir, "kubelet"),
+		"--pod-logs-dir", filepath.Join(dir, "pods"),
+		"--resolv-conf", "",
+		"--cluster-dns", "10.96.0.10",
 		"--static-pod-path", "",
-		"--registry-config-dir", filepath.Join(dir, "certs.d"),
 		"--cgroup-root", n.cgroupRoot,
 		"--port", "10250",
 		"--tls-cert-file", filepath.Join(pkiDir, pki.KubeletServingCertName(n.name)+".crt"),
@@ -404,11 +452,6 @@ func (n *realNode) cleanup() {
 	}
 	n.log.Close()
 	n.ctrd.wipe()
-	entries, _ := os.ReadDir(filepath.Join(n.dir, "netns"))
-	for _, e := range entries {
-		_ = netns.LoadNetNS(filepath.Join(n.dir, "netns", e.Name())).Remove()
-	}
-	_ = netns.LoadNetNS(n.nodeNS).Remove()
 	unmountUnder(n.dir)
 	removeCgroups(n.cgroupRoot)
 }
@@ -492,3 +535,7 @@ func (n *realNode) get(url string) (string, error) {
 	}
 	return string(b), err
 }
+
+// criKindLabel is the label containerd's CRI plugin marks its containerd
+// containers with: "sandbox" or "container".
+const criKindLabel = "io.cri-containerd.kind"

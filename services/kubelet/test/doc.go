@@ -2,12 +2,14 @@
 //
 // kubelet_test.go, staticpods_test.go and spans_test.go run the kubelet
 // in-process against a real apiserver (apiservertest) on the in-memory
-// runtime and network. The TestContainerd* tests run the kubelet binary
-// against a real containerd the test starts (bin/containerd with a
-// temporary root, state and socket; Debian's runc; the CNI plugins in
-// /usr/lib/cni), inside a network namespace the test creates as the
-// node, so pods get addresses on a bridge that exists only there and the
-// test reaches them from that namespace. They skip, saying what is
+// runtime. The TestContainerd* tests run the kubelet binary over CRI
+// against the CRI plugin of a real containerd the test starts
+// (bin/containerd with a temporary root, state and socket; Debian's runc;
+// the CNI plugins in /usr/lib/cni), containerd and kubelet both inside a
+// network namespace the test creates as the node, so pods get addresses
+// from containerd's CNI calls on a bridge that exists only there and the
+// test reaches them from that namespace. podline-cri takes the same
+// --container-runtime-endpoint. They skip, saying what is
 // missing, where that cannot run (not root, no runc, no bin/containerd,
 // no CNI plugins). Their images come from `docker save` of podline's
 // images when docker has them, else are built here (pause, web, and a

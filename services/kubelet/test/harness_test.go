@@ -18,8 +18,8 @@ import (
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/apiserver/apiservertest"
 	"podline.dev/services/kubelet/internal/kubelet"
-	"podline.dev/services/kubelet/internal/network"
 	"podline.dev/services/kubelet/internal/nodestatus"
+	"podline.dev/services/kubelet/internal/poddns"
 	"podline.dev/services/kubelet/internal/resource"
 	"podline.dev/services/kubelet/internal/runtime"
 )
@@ -39,12 +39,12 @@ func ctxFor(t testing.TB, d time.Duration) context.Context {
 	return ctx
 }
 
-// fakeNode is a kubelet in-process on the fake runtime and network.
+// fakeNode is a kubelet in-process on the fake runtime (whose pod
+// network is in memory).
 type fakeNode struct {
 	api     *apiservertest.Server
 	kl      *kubelet.Kubelet
 	runtime *runtime.Fake
-	network *network.Fake
 	pods    *client.Client[*corev1.Pod]
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -71,7 +71,6 @@ func startFakeNode(t *testing.T, api *apiservertest.Server, o fakeOpts) *fakeNod
 	rt := runtime.NewFake(clock.Real{})
 	rt.AddImage("podline/pause:3.10", 1<<20)
 	rt.AddImage("registry.podline:5000/demo/web:1.0", 8<<20)
-	net := network.NewFake("10.244.1.0/24")
 	capacity := o.capacity
 	if capacity == nil {
 		capacity = resource.List{resource.CPU: 2000, resource.Memory: 4 << 30, resource.Pods: 110}
@@ -82,6 +81,7 @@ func startFakeNode(t *testing.T, api *apiservertest.Server, o fakeOpts) *fakeNod
 		PodCIDR:            "10.244.1.0/24",
 		Taints:             o.taints,
 		RootDir:            t.TempDir(),
+		ClusterDNS:         poddns.Cluster{Servers: []string{"10.96.0.10"}, Domain: "cluster.local"},
 		StaticPodPath:      o.staticDir,
 		Capacity:           capacity,
 		KubeletPort:        10250,
@@ -93,12 +93,12 @@ func startFakeNode(t *testing.T, api *apiservertest.Server, o fakeOpts) *fakeNod
 			RenewInterval: 200 * time.Millisecond, UpdateInterval: 100 * time.Millisecond, ReportInterval: time.Second,
 			Info: kubelet.SystemInfo("amd64", "fake://0.1.0"),
 		},
-	}, kubelet.Deps{Conn: tracedConn(t, addr), Runtime: rt, Network: net, Clock: clock.Real{}, Log: testLogger()})
+	}, kubelet.Deps{Conn: tracedConn(t, addr), Runtime: rt, Clock: clock.Real{}, Log: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	n := &fakeNode{api: api, kl: kl, runtime: rt, network: net, cancel: cancel, done: make(chan struct{})}
+	n := &fakeNode{api: api, kl: kl, runtime: rt, cancel: cancel, done: make(chan struct{})}
 	if api != nil {
 		n.pods = client.Pods(api.Conn)
 	}

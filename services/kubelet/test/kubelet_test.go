@@ -140,8 +140,8 @@ func TestPodRunsThroughItsLifecycleOnTheFakeRuntime(t *testing.T) {
 	})
 	sbs, _ := n.runtime.ListPodSandboxes(context.Background(), "")
 	cs2, _ := n.runtime.ListContainers(context.Background(), "")
-	if len(sbs) != 0 || len(cs2) != 0 || n.network.Attached() != 0 {
-		t.Fatalf("left behind: %d sandboxes, %d containers, %d addresses", len(sbs), len(cs2), n.network.Attached())
+	if len(sbs) != 0 || len(cs2) != 0 || n.runtime.Attached() != 0 {
+		t.Fatalf("left behind: %d sandboxes, %d containers, %d addresses", len(sbs), len(cs2), n.runtime.Attached())
 	}
 	eventually(t, 10*time.Second, "events recorded", func() (bool, string) {
 		reasons := eventReasons(t, n, "web")
@@ -301,7 +301,7 @@ func TestAHostNetworkPodHasTheNodesAddressAndNoCNI(t *testing.T) {
 	if p.GetStatus().GetPodIp() != "172.18.0.3" || p.GetStatus().GetHostIp() != "172.18.0.3" {
 		t.Fatalf("podIP %s hostIP %s", p.GetStatus().GetPodIp(), p.GetStatus().GetHostIp())
 	}
-	if adds, _ := n.network.Calls(); adds != 0 {
+	if adds, _ := n.runtime.NetworkCalls(); adds != 0 {
 		t.Fatalf("CNI ADD ran %d times for a host-network pod", adds)
 	}
 }

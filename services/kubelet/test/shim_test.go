@@ -126,7 +126,7 @@ func TestContainerdPodRunsUnderOneShim(t *testing.T) {
 	<-polled
 
 	sbs, err := n.ctrd.client.Containers(ctx, fmt.Sprintf(`labels.%q==%s,labels.%q==%s`,
-		runtime.LabelPodUID, p.GetMetadata().GetUid(), runtime.LabelKind, runtime.KindSandbox))
+		runtime.LabelPodUID, p.GetMetadata().GetUid(), criKindLabel, "sandbox"))
 	if err != nil || len(sbs) != 1 {
 		t.Fatalf("sandboxes of the pod: %d, %v", len(sbs), err)
 	}

@@ -56,7 +56,7 @@ func TestSyncOfANewPodIsAChildOfItsTraceparent(t *testing.T) {
 	if sync.SpanContext().TraceID() != sc.TraceID() {
 		t.Fatal("SyncPod is in another trace")
 	}
-	want := []string{"Admit", "MountVolumes", "RunPodSandbox", "CNI ADD", "PullImage", "CreateContainer", "StartContainer", "FirstReadiness"}
+	want := []string{"Admit", "MountVolumes", "RunPodSandbox", "PullImage", "CreateContainer", "StartContainer", "FirstReadiness"}
 	eventually(t, 5*time.Second, "child spans", func() (bool, string) {
 		var got []string
 		for _, s := range rec.Ended() {

@@ -1,13 +1,13 @@
 // Command kubelet is podline's node agent: it registers its Node, keeps
 // the node's Lease and status current, and runs the pods bound to it (and
-// the static pods in its manifest directory) with containerd and CNI.
+// the static pods in its manifest directory) on a CRI runtime.
 //
 //	kubelet --apiserver apiserver:6443 --node-name worker-1 --pod-cidr 10.244.1.0/24
 //
-// It talks to the apiserver over gRPC (see dial.go), to containerd over
-// its socket in the k8s.io namespace, runs the CNI plugins of
-// --cni-bin-dir with the first configuration in --cni-conf-dir, and
-// serves logs and exec over HTTPS on --port (--tls-cert-file), to clients
+// It talks to the apiserver over gRPC (see dial.go) and to the container
+// runtime only over CRI (--container-runtime-endpoint: podline-cri, or
+// containerd's own CRI plugin), which runs the sandboxes, calls CNI and
+// writes the container logs under --pod-logs-dir. It serves logs and exec over HTTPS on --port (--tls-cert-file), to clients
 // whose certificate --client-ca-file verifies (or whose bearer token the
 // apiserver vouches for, --authentication-token-webhook) and whom --authorization-mode
 // allows (Webhook: SubjectAccessReviews to the apiserver), and /healthz in
@@ -34,10 +34,10 @@ import (
 	"podline.dev/pkg/clock"
 	"podline.dev/pkg/telemetry"
 	"podline.dev/services/kubelet/internal/kubelet"
-	"podline.dev/services/kubelet/internal/network/cni"
 	"podline.dev/services/kubelet/internal/nodestatus"
+	"podline.dev/services/kubelet/internal/poddns"
 	"podline.dev/services/kubelet/internal/resource"
-	ctrd "podline.dev/services/kubelet/internal/runtime/containerd"
+	"podline.dev/services/kubelet/internal/runtime/cri"
 	"podline.dev/services/kubelet/internal/server"
 )
 
@@ -45,8 +45,9 @@ var _ server.Pods = (*kubelet.Kubelet)(nil)
 
 type options struct {
 	apiserver, nodeName, podCIDR, nodeIP, taints, labels     string
-	containerd, cniConfDir, cniBinDir, cniCacheDir, netnsDir string
-	staticPodPath, otlp, rootDir, registryConfig, pauseImage string
+	runtimeEndpoint, imageEndpoint, podLogsDir, resolvConf   string
+	clusterDNS, clusterDomain                                string
+	staticPodPath, otlp, rootDir                             string
 	watchEndpoint                                            string
 	cgroupRoot, address, tlsCert, tlsKey, capacity, reserved string
 	port, healthzPort                                        int
@@ -70,16 +71,15 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.nodeIP, "node-ip", "", "this node's IP (default: the first global IPv4 address)")
 	fs.StringVar(&o.taints, "register-with-taints", "", "taints to register the Node with: key[=value]:Effect,...")
 	fs.StringVar(&o.labels, "node-labels", "", "labels to register the Node with: key=value,...")
-	fs.StringVar(&o.containerd, "containerd-address", "/run/containerd/containerd.sock", "containerd's socket")
-	fs.StringVar(&o.cniConfDir, "cni-conf-dir", "/etc/cni/net.d", "CNI configuration directory")
-	fs.StringVar(&o.cniBinDir, "cni-bin-dir", "/usr/lib/cni:/opt/cni/bin", "CNI plugin directories, colon separated")
-	fs.StringVar(&o.cniCacheDir, "cni-cache-dir", "/var/lib/cni", "libcni's result cache")
-	fs.StringVar(&o.netnsDir, "netns-dir", "/var/run/netns", "where pod network namespaces are pinned")
+	fs.StringVar(&o.runtimeEndpoint, "container-runtime-endpoint", cri.DefaultEndpoint, "the CRI runtime service's socket (unix:///path)")
+	fs.StringVar(&o.imageEndpoint, "image-service-endpoint", "", "the CRI image service's socket (default: --container-runtime-endpoint)")
+	fs.StringVar(&o.clusterDNS, "cluster-dns", "", "the cluster DNS servers' IPs, comma separated, for ClusterFirst pods")
+	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "the cluster's DNS domain")
+	fs.StringVar(&o.resolvConf, "resolv-conf", "/etc/resolv.conf", "the node's resolver configuration for Default pods (empty: none)")
+	fs.StringVar(&o.podLogsDir, "pod-logs-dir", "/var/log/pods", "where the runtime writes the containers' logs")
 	fs.StringVar(&o.staticPodPath, "static-pod-path", "/etc/kubernetes/manifests", "static pod manifests (empty: none)")
 	fs.StringVar(&o.otlp, "otlp-endpoint", "", telemetry.EndpointFlagUsage)
 	fs.StringVar(&o.rootDir, "root-dir", "/var/lib/kubelet", "the kubelet's directory (volumes, logs)")
-	fs.StringVar(&o.registryConfig, "registry-config-dir", "/etc/containerd/certs.d", "registry hosts directory (hosts.toml)")
-	fs.StringVar(&o.pauseImage, "pod-infra-container-image", "podline/pause:3.10", "the sandbox (pause) image")
 	fs.StringVar(&o.cgroupRoot, "cgroup-root", "auto", `parent cgroup of pods ("auto": kubepods under the kubelet's own cgroup)`)
 	fs.StringVar(&o.address, "address", "0.0.0.0", "the logs/exec server's address")
 	fs.IntVar(&o.port, "port", 10250, "the logs/exec server's port (0: disabled)")
@@ -124,6 +124,16 @@ func parseList(s string) (resource.List, error) {
 		m[k] = v
 	}
 	return resource.ParseList(m)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func parseLabels(s string) map[string]string {
@@ -212,7 +222,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 	if nodeIP != "" {
 		nodeIPs = []string{nodeIP}
 	}
-	for _, d := range []string{o.rootDir, o.netnsDir} {
+	for _, d := range []string{o.rootDir, o.podLogsDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
@@ -229,43 +239,28 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 	}
 	defer closeWatch()
 
-	var rt *ctrd.Runtime
+	rt, err := cri.New(o.runtimeEndpoint, cri.WithImageEndpoint(o.imageEndpoint), cri.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	var name, version string
 	for delay := 200 * time.Millisecond; ; delay = min(delay*2, 5*time.Second) {
-		rt, err = ctrd.New(o.containerd,
-			ctrd.WithSandboxImage(o.pauseImage),
-			ctrd.WithNetNSDir(o.netnsDir),
-			ctrd.WithRegistryHostsDir(o.registryConfig),
-			ctrd.WithFIFODir(path.Join(o.rootDir, "fifo")),
-			ctrd.WithCgroupParent(cgroupRoot(o.cgroupRoot)),
-			ctrd.WithLogger(log),
-		)
-		if err == nil {
+		if name, version, err = rt.Version(ctx); err == nil {
 			break
 		}
-		log.Warn("waiting for containerd", "address", o.containerd, "err", err)
+		log.Warn("waiting for the container runtime", "endpoint", o.runtimeEndpoint, "err", err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(delay):
 		}
 	}
-	defer rt.Close()
-	name, version, err := rt.Version(ctx)
-	if err != nil {
-		return err
-	}
 
 	tokens, err := tokenManager(o, log)
 	if err != nil {
 		return fmt.Errorf("token manager: %w", err)
 	}
-	net := cni.New(
-		cni.WithConfDir(o.cniConfDir),
-		cni.WithBinDirs(strings.Split(o.cniBinDir, ":")...),
-		cni.WithCacheDir(o.cniCacheDir),
-		cni.WithPodCIDR(o.podCIDR),
-		cni.WithLogger(log),
-	)
 	kl, err := kubelet.New(kubelet.Config{
 		NodeName:                  o.nodeName,
 		NodeIPs:                   nodeIPs,
@@ -273,6 +268,10 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		Taints:                    taints,
 		Labels:                    parseLabels(o.labels),
 		RootDir:                   o.rootDir,
+		PodLogsDir:                o.podLogsDir,
+		ClusterDNS:                poddns.Cluster{Servers: splitList(o.clusterDNS), Domain: o.clusterDomain},
+		ResolvConf:                o.resolvConf,
+		CgroupRoot:                cgroupRoot(o.cgroupRoot),
 		StaticPodPath:             o.staticPodPath,
 		Capacity:                  capacity,
 		Reserved:                  reserved,
@@ -285,7 +284,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 			UpdateInterval: o.statusUpdate,
 			RenewInterval:  o.leaseRenew,
 		},
-	}, kubelet.Deps{Conn: api, Runtime: rt, Network: net, Clock: clock.Real{}, Log: log, Tokens: tokens})
+	}, kubelet.Deps{Conn: api, Runtime: rt, Clock: clock.Real{}, Log: log, Tokens: tokens})
 	if err != nil {
 		return err
 	}

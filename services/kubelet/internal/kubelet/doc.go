@@ -15,6 +15,7 @@
 //
 // The sync of a new pod is a span that continues the pod's trace (its
 // traceparent annotation), with child spans for admission, volume setup,
-// the sandbox, CNI ADD, image pulls, container creation and start, and
+// the sandbox (the runtime's CNI ADD is its child, over gRPC trace
+// context), image pulls, container creation and start, and
 // the wait until the pod is first ready.
 package kubelet

@@ -23,8 +23,8 @@ import (
 	"podline.dev/services/kubelet/internal/backoff"
 	"podline.dev/services/kubelet/internal/events"
 	"podline.dev/services/kubelet/internal/kuberuntime"
-	"podline.dev/services/kubelet/internal/network"
 	"podline.dev/services/kubelet/internal/nodestatus"
+	"podline.dev/services/kubelet/internal/poddns"
 	"podline.dev/services/kubelet/internal/podworkers"
 	"podline.dev/services/kubelet/internal/probes"
 	"podline.dev/services/kubelet/internal/resource"
@@ -47,6 +47,15 @@ type Config struct {
 	Labels  map[string]string
 	// RootDir holds pod directories, logs and etc-hosts files.
 	RootDir string
+	// PodLogsDir holds the containers' logs (/var/log/pods; default
+	// <RootDir>/logs).
+	PodLogsDir string
+	// ClusterDNS is the cluster's DNS (--cluster-dns, --cluster-domain).
+	ClusterDNS poddns.Cluster
+	// ResolvConf is the node's resolv.conf for Default pods ("": none).
+	ResolvConf string
+	// CgroupRoot is the parent of the pods' cgroups ("": the runtime's).
+	CgroupRoot string
 	// StaticPodPath is the manifest directory ("" disables static pods).
 	StaticPodPath string
 	Capacity      resource.List
@@ -80,7 +89,6 @@ type Config struct {
 type Deps struct {
 	Conn    grpc.ClientConnInterface
 	Runtime runtime.Runtime
-	Network network.Network
 	// Recorder defaults to pkg/client/record writing through Conn.
 	Recorder events.Recorder
 	Clock    clock.Clock
@@ -96,7 +104,6 @@ type Kubelet struct {
 	cfg      Config
 	conn     grpc.ClientConnInterface
 	runtime  runtime.Runtime
-	network  network.Network
 	recorder events.Recorder
 	clock    clock.Clock
 	log      *slog.Logger
@@ -137,8 +144,8 @@ func New(cfg Config, deps Deps) (*Kubelet, error) {
 	if cfg.NodeName == "" {
 		return nil, errors.New("kubelet: node name is required")
 	}
-	if deps.Conn == nil || deps.Runtime == nil || deps.Network == nil {
-		return nil, errors.New("kubelet: Conn, Runtime and Network are required")
+	if deps.Conn == nil || deps.Runtime == nil {
+		return nil, errors.New("kubelet: Conn and Runtime are required")
 	}
 	if deps.Clock == nil {
 		deps.Clock = clock.Real{}
@@ -165,7 +172,7 @@ func New(cfg Config, deps Deps) (*Kubelet, error) {
 		cfg.RootDir = "/var/lib/kubelet"
 	}
 	kl := &Kubelet{
-		cfg: cfg, conn: deps.Conn, runtime: deps.Runtime, network: deps.Network, recorder: deps.Recorder,
+		cfg: cfg, conn: deps.Conn, runtime: deps.Runtime, recorder: deps.Recorder,
 		clock: deps.Clock, log: deps.Log, tracer: otel.Tracer(kuberuntime.TracerName),
 		pods: client.Pods(deps.Conn), manager: newPodManager(),
 		admitted: map[string]*corev1.Pod{}, rejected: map[string]bool{}, readySpans: map[string]trace.Span{},
@@ -188,13 +195,15 @@ func New(cfg Config, deps Deps) (*Kubelet, error) {
 		Signals:  func() nodestatus.Signals { return nodestatus.ReadSignals(cfg.RootDir) },
 		NotReady: kl.notReady,
 	}, deps.Clock, deps.Log)
-	if setter, ok := deps.Network.(interface{ SetPodCIDR(string) }); ok {
-		kl.node.OnPodCIDR(func(cidr string) {
-			deps.Log.Info("pod CIDR", "cidr", cidr)
-			setter.SetPodCIDR(cidr)
-			kl.node.Kick()
-		})
-	}
+	kl.node.OnPodCIDR(func(cidr string) {
+		deps.Log.Info("pod CIDR", "cidr", cidr)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := deps.Runtime.UpdatePodCIDR(ctx, cidr); err != nil {
+			deps.Log.Warn("update runtime config", "podCIDR", cidr, "err", err)
+		}
+		kl.node.Kick()
+	})
 	return kl, nil
 }
 
@@ -205,8 +214,8 @@ func (kl *Kubelet) notReady(ctx context.Context) string {
 	if _, _, err := kl.runtime.Version(ctx); err != nil {
 		return fmt.Sprintf("container runtime is down: %v", err)
 	}
-	if err := kl.network.Status(); err != nil {
-		return fmt.Sprintf("container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:%v", err)
+	if err := kl.runtime.Status(ctx); err != nil {
+		return err.Error()
 	}
 	return ""
 }
@@ -224,6 +233,11 @@ func (kl *Kubelet) Workers() *podworkers.Workers { return kl.workers }
 // run even while the apiserver cannot be reached, and the node registers
 // (then keeps its lease and status) as soon as it can.
 func (kl *Kubelet) Run(ctx context.Context) error {
+	if kl.cfg.PodCIDR != "" {
+		if err := kl.runtime.UpdatePodCIDR(ctx, kl.cfg.PodCIDR); err != nil {
+			kl.log.Warn("update runtime config", "podCIDR", kl.cfg.PodCIDR, "err", err)
+		}
+	}
 	kl.workers = podworkers.New(ctx, kl, kl.clock, kl.log, podworkers.Options{Resync: kl.cfg.Resync})
 	kl.probes = probes.NewManager(ctx, &probes.Prober{Runtime: kl.runtime}, kl.status, kl.recorder, kl.clock, kl.log, kl.triggerFromProbe)
 	crashMax := backoff.DefaultMax
@@ -231,8 +245,9 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 		crashMax = kl.cfg.CrashLoopMaxRestartPeriod
 	}
 	kl.kr = kuberuntime.NewManager(kuberuntime.Config{
-		Runtime: kl.runtime, Network: kl.network, Recorder: kl.recorder, Probes: kl.probes,
+		Runtime: kl.runtime, Recorder: kl.recorder, Probes: kl.probes,
 		Source: apiSource{conn: kl.conn}, Clock: kl.clock, Log: kl.log, RootDir: kl.cfg.RootDir,
+		PodLogsDir: kl.cfg.PodLogsDir, ClusterDNS: kl.cfg.ClusterDNS, ResolvConf: kl.cfg.ResolvConf, CgroupRoot: kl.cfg.CgroupRoot,
 		CrashBackoff: backoff.New(kl.clock, min(backoff.DefaultInitial, crashMax), crashMax),
 	})
 

@@ -342,7 +342,7 @@ func (kl *Kubelet) SyncTerminatedPod(ctx context.Context, pod *corev1.Pod) error
 	deleting := pod.GetMetadata().GetDeletionTimestamp() != nil
 	remove := !inConfig || deleting
 	if remove {
-		if err := kl.kr.RemovePod(ctx, rs, kuberuntime.LogDir(kl.cfg.RootDir, pod)); err != nil {
+		if err := kl.kr.RemovePod(ctx, rs, kl.kr.PodLogDir(pod)); err != nil {
 			return err
 		}
 		if err := kl.volumes.TearDown(uid); err != nil {

@@ -29,15 +29,17 @@ func ContainerHash(c *corev1.Container) string {
 	return strconv.FormatUint(uint64(h.Sum32()), 16)
 }
 
-// LogDir is where a pod's container logs go: <root>/logs/<ns>_<name>_<uid>.
-func LogDir(root string, pod *corev1.Pod) string {
+// LogDir is where a pod's container logs go: <logs>/<ns>_<name>_<uid>
+// (logs is /var/log/pods on a node).
+func LogDir(logs string, pod *corev1.Pod) string {
 	md := pod.GetMetadata()
-	return filepath.Join(root, "logs", md.GetNamespace()+"_"+md.GetName()+"_"+md.GetUid())
+	return filepath.Join(logs, md.GetNamespace()+"_"+md.GetName()+"_"+md.GetUid())
 }
 
-// LogPath is one container instance's log file.
-func LogPath(root string, pod *corev1.Pod, container string, attempt int) string {
-	return filepath.Join(LogDir(root, pod), container, strconv.Itoa(attempt)+".log")
+// LogPath is one container instance's log file, relative to the pod's
+// LogDir: <container>/<restart count>.log.
+func LogPath(container string, attempt int) string {
+	return filepath.Join(container, strconv.Itoa(attempt)+".log")
 }
 
 // Resources turns a container's requests and limits into cgroup settings.
@@ -239,3 +241,6 @@ func ensureSubPath(p string) error {
 	}
 	return nil
 }
+
+// PodLogDir is the pod's log directory on this node.
+func (m *Manager) PodLogDir(pod *corev1.Pod) string { return LogDir(m.logsDir, pod) }

@@ -13,7 +13,6 @@ import (
 
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/kubelet/internal/events"
-	"podline.dev/services/kubelet/internal/network"
 	"podline.dev/services/kubelet/internal/probes"
 	"podline.dev/services/kubelet/internal/runtime"
 )
@@ -71,21 +70,13 @@ func (m *Manager) KillPod(ctx context.Context, pod *corev1.Pod, st *PodStatus, o
 	return errors.Join(all...)
 }
 
-// stopSandbox releases the sandbox's network (CNI DEL) and stops it.
+// stopSandbox stops a sandbox; the runtime detaches it from the pod
+// network (CNI DEL).
 func (m *Manager) stopSandbox(ctx context.Context, sb *runtime.Sandbox) error {
-	if !sb.HostNetwork && (sb.State == runtime.SandboxReady || sb.NetNSPath != "" && exists(sb.NetNSPath)) {
-		if err := m.network.TearDownPod(ctx, &network.PodNetwork{
-			Name: sb.Pod.Name, Namespace: sb.Pod.Namespace, UID: sb.Pod.UID, SandboxID: sb.ID, NetNS: sb.NetNSPath,
-		}); err != nil {
-			return fmt.Errorf("tear down network of sandbox %s: %w", sb.ID, err)
-		}
+	if err := m.runtime.StopPodSandbox(ctx, sb.ID); err != nil {
+		return fmt.Errorf("stop sandbox %s: %w", sb.ID, err)
 	}
-	return m.runtime.StopPodSandbox(ctx, sb.ID)
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+	return nil
 }
 
 // killContainer runs the preStop hook within the grace period, then stops

@@ -2,6 +2,7 @@ package kuberuntime
 
 import (
 	"log/slog"
+	"path/filepath"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
@@ -9,7 +10,7 @@ import (
 	"podline.dev/pkg/clock"
 	"podline.dev/services/kubelet/internal/backoff"
 	"podline.dev/services/kubelet/internal/events"
-	"podline.dev/services/kubelet/internal/network"
+	"podline.dev/services/kubelet/internal/poddns"
 	"podline.dev/services/kubelet/internal/runtime"
 	"podline.dev/services/kubelet/internal/volumes"
 )
@@ -17,17 +18,21 @@ import (
 // TracerName is the kubelet's tracer.
 const TracerName = "podline.dev/services/kubelet"
 
-// Manager carries out pod actions on the runtime and the network.
+// Manager carries out pod actions on the runtime.
 type Manager struct {
 	runtime  runtime.Runtime
-	network  network.Network
 	recorder events.Recorder
 	probes   ProbeResults
 	source   volumes.Source
 	clock    clock.Clock
 	log      *slog.Logger
 	rootDir  string
+	logsDir  string
 	tracer   trace.Tracer
+
+	dns        poddns.Cluster
+	resolvConf string
+	cgroupRoot string
 
 	crashBackoff *backoff.Backoff
 	imageBackoff *backoff.Backoff
@@ -37,7 +42,6 @@ type Manager struct {
 // Config is what a Manager needs.
 type Config struct {
 	Runtime  runtime.Runtime
-	Network  network.Network
 	Recorder events.Recorder
 	Probes   ProbeResults
 	Source   volumes.Source
@@ -45,6 +49,17 @@ type Config struct {
 	Log      *slog.Logger
 	// RootDir holds logs and per-pod files (/var/lib/kubelet).
 	RootDir string
+	// PodLogsDir holds the pods' container logs (/var/log/pods; default
+	// <RootDir>/logs).
+	PodLogsDir string
+	// ClusterDNS are the cluster's DNS servers and domain (--cluster-dns,
+	// --cluster-domain).
+	ClusterDNS poddns.Cluster
+	// ResolvConf is the node's resolver configuration, which Default pods
+	// get and ClusterFirst pods extend ("": none).
+	ResolvConf string
+	// CgroupRoot is the parent of the pods' cgroups ("": the runtime's).
+	CgroupRoot string
 	// CrashBackoff and ImageBackoff default to 10 s doubling to 5 min.
 	CrashBackoff *backoff.Backoff
 	ImageBackoff *backoff.Backoff
@@ -64,10 +79,14 @@ func NewManager(cfg Config) *Manager {
 	if cfg.ImageBackoff == nil {
 		cfg.ImageBackoff = backoff.New(cfg.Clock, backoff.DefaultInitial, backoff.DefaultMax)
 	}
+	if cfg.PodLogsDir == "" {
+		cfg.PodLogsDir = filepath.Join(cfg.RootDir, "logs")
+	}
 	return &Manager{
-		runtime: cfg.Runtime, network: cfg.Network, recorder: cfg.Recorder, probes: cfg.Probes, source: cfg.Source,
-		clock: cfg.Clock, log: cfg.Log, rootDir: cfg.RootDir, tracer: otel.Tracer(TracerName),
+		runtime: cfg.Runtime, recorder: cfg.Recorder, probes: cfg.Probes, source: cfg.Source,
+		clock: cfg.Clock, log: cfg.Log, rootDir: cfg.RootDir, logsDir: cfg.PodLogsDir, tracer: otel.Tracer(TracerName),
 		crashBackoff: cfg.CrashBackoff, imageBackoff: cfg.ImageBackoff, Reasons: NewReasonCache(),
+		dns: cfg.ClusterDNS, resolvConf: cfg.ResolvConf, cgroupRoot: cfg.CgroupRoot,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -14,7 +15,7 @@ import (
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/kubelet/internal/events"
 	"podline.dev/services/kubelet/internal/fieldpath"
-	"podline.dev/services/kubelet/internal/network"
+	"podline.dev/services/kubelet/internal/poddns"
 	"podline.dev/services/kubelet/internal/runtime"
 )
 
@@ -102,7 +103,7 @@ func (m *Manager) SyncPod(ctx context.Context, in SyncInput) SyncResult {
 		if !sb.HostNetwork {
 			// A restarted node may have lost the pod's hosts file.
 			if _, err := os.Stat(EtcHostsPath(m.rootDir, uid)); err != nil {
-				_ = writeEtcHosts(EtcHostsPath(m.rootDir, uid), pod, sb.IPs)
+				_ = m.writeEtcHosts(pod, sb.IPs)
 			}
 		}
 	}
@@ -153,61 +154,75 @@ func containerSpec(pod *corev1.Pod, name string) *corev1.Container {
 	return nil
 }
 
-// createSandbox runs the sandbox and attaches it to the pod network.
+// createSandbox runs the sandbox, which the runtime attaches to the pod
+// network, and writes the pod's /etc/hosts with the IPs it got.
 func (m *Manager) createSandbox(ctx context.Context, pod *corev1.Pod, attempt int) (*runtime.Sandbox, error) {
-	md := pod.GetMetadata()
-	uid := md.GetUid()
 	hostNet := pod.GetSpec().GetHostNetwork()
 	if !hostNet {
-		if err := m.network.Status(); err != nil {
+		if err := m.runtime.Status(ctx); errors.Is(err, runtime.ErrNetworkNotReady) {
 			m.recorder.Eventf(pod, "", events.Warning, "NetworkNotReady", "network is not ready: %v", err)
 			return nil, err
 		}
 	}
+	cfg, dnsErr := m.sandboxConfig(pod, attempt)
+	if dnsErr != nil {
+		m.recorder.Eventf(pod, "", events.Warning, "MissingClusterDNS", "pod: %q. %v", FormatPod(pod), dnsErr)
+	}
 	start := m.clock.Now()
 	sctx, span := m.tracer.Start(ctx, "RunPodSandbox")
-	sb, err := m.runtime.RunPodSandbox(sctx, &runtime.SandboxConfig{
-		Pod:         runtime.PodRef{UID: uid, Name: md.GetName(), Namespace: md.GetNamespace()},
-		Hostname:    Hostname(pod),
-		HostNetwork: hostNet,
-		Attempt:     attempt,
-		LogDir:      LogDir(m.rootDir, pod),
-	})
+	sb, err := m.runtime.RunPodSandbox(sctx, cfg)
 	endSpan(span, err)
 	if err != nil {
 		m.recorder.Eventf(pod, "", events.Warning, "FailedCreatePodSandBox", "Failed to create pod sandbox: %v", err)
 		return nil, err
 	}
-	span.SetAttributes(attribute.String("sandbox", sb.ID))
-	m.log.Debug("sandbox running", "pod", FormatPod(pod), "took", m.clock.Since(start))
+	span.SetAttributes(attribute.String("sandbox", sb.ID), attribute.StringSlice("ips", sb.IPs))
+	m.log.Debug("sandbox running", "pod", FormatPod(pod), "ips", sb.IPs, "took", m.clock.Since(start))
 	if !hostNet {
-		start = m.clock.Now()
-		cctx, span := m.tracer.Start(ctx, "CNI ADD")
-		ips, err := m.network.SetUpPod(cctx, &network.PodNetwork{
-			Name: md.GetName(), Namespace: md.GetNamespace(), UID: uid, SandboxID: sb.ID, NetNS: sb.NetNSPath,
-			PortMappings: PortMappings(pod),
-		})
-		if err == nil {
-			span.SetAttributes(attribute.StringSlice("ips", ips))
-			err = m.runtime.SetSandboxIPs(cctx, sb.ID, ips)
-		}
-		endSpan(span, err)
-		if err != nil {
-			m.recorder.Eventf(pod, "", events.Warning, "FailedCreatePodSandBox",
-				"Failed to create pod sandbox: failed to set up network for sandbox %q: %v", sb.ID, err)
-			cleanup := context.WithoutCancel(ctx)
-			_ = m.network.TearDownPod(cleanup, &network.PodNetwork{Name: md.GetName(), Namespace: md.GetNamespace(), UID: uid, SandboxID: sb.ID, NetNS: sb.NetNSPath})
-			_ = m.runtime.StopPodSandbox(cleanup, sb.ID)
-			_ = m.runtime.RemovePodSandbox(cleanup, sb.ID)
-			return nil, err
-		}
-		sb.IPs = ips
-		m.log.Debug("sandbox attached", "pod", FormatPod(pod), "ips", ips, "took", m.clock.Since(start))
-		if err := writeEtcHosts(EtcHostsPath(m.rootDir, uid), pod, ips); err != nil {
+		if err := m.writeEtcHosts(pod, sb.IPs); err != nil {
 			return nil, err
 		}
 	}
 	return sb, nil
+}
+
+// sandboxConfig is what the runtime runs a pod's sandbox with: its
+// hostname, resolver configuration, hostPorts, labels and log directory.
+// err is poddns.ErrNoClusterDNS when the pod asks for cluster DNS the
+// kubelet has not been given.
+func (m *Manager) sandboxConfig(pod *corev1.Pod, attempt int) (*runtime.SandboxConfig, error) {
+	md := pod.GetMetadata()
+	dns, err := poddns.ForPod(pod, m.dns, poddns.ParseResolvConf(m.readResolvConf()))
+	return &runtime.SandboxConfig{
+		Pod:          runtime.PodRef{UID: md.GetUid(), Name: md.GetName(), Namespace: md.GetNamespace()},
+		Hostname:     poddns.SandboxHostname(pod, m.dns.Domain),
+		HostNetwork:  pod.GetSpec().GetHostNetwork(),
+		Attempt:      attempt,
+		LogDir:       LogDir(m.logsDir, pod),
+		DNS:          &runtime.DNSConfig{Servers: dns.Servers, Searches: dns.Searches, Options: dns.Options},
+		Ports:        PortMappings(pod),
+		Labels:       md.GetLabels(),
+		Annotations:  md.GetAnnotations(),
+		CgroupParent: m.podCgroup(md.GetUid()),
+	}, err
+}
+
+func (m *Manager) readResolvConf() []byte {
+	if m.resolvConf == "" {
+		return nil
+	}
+	b, err := os.ReadFile(m.resolvConf)
+	if err != nil {
+		m.log.Warn("read resolv.conf", "path", m.resolvConf, "err", err)
+	}
+	return b
+}
+
+func (m *Manager) podCgroup(uid string) string {
+	if m.cgroupRoot == "" {
+		return ""
+	}
+	return path.Join(m.cgroupRoot, "pod"+uid)
 }
 
 func endSpan(span trace.Span, err error) {
@@ -219,8 +234,8 @@ func endSpan(span trace.Span, err error) {
 }
 
 // PortMappings are the pod's hostPorts.
-func PortMappings(pod *corev1.Pod) []network.PortMapping {
-	var out []network.PortMapping
+func PortMappings(pod *corev1.Pod) []runtime.PortMapping {
+	var out []runtime.PortMapping
 	for _, c := range pod.GetSpec().GetContainers() {
 		for _, p := range c.GetPorts() {
 			if p.GetHostPort() <= 0 {
@@ -230,20 +245,10 @@ func PortMappings(pod *corev1.Pod) []network.PortMapping {
 			if proto == "" {
 				proto = "TCP"
 			}
-			out = append(out, network.PortMapping{HostPort: p.GetHostPort(), ContainerPort: p.GetContainerPort(), Protocol: lower(proto), HostIP: p.GetHostIp()})
+			out = append(out, runtime.PortMapping{HostPort: p.GetHostPort(), ContainerPort: p.GetContainerPort(), Protocol: proto, HostIP: p.GetHostIp()})
 		}
 	}
 	return out
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // crashKey identifies a container across restarts for its backoff.
@@ -291,6 +296,9 @@ func (m *Manager) startContainer(ctx context.Context, pod *corev1.Pod, sb *runti
 	pulled := m.clock.Now()
 
 	cfg, err := m.containerConfig(ctx, pod, c, init, attempt, vols, env)
+	if err == nil {
+		cfg.Sandbox, _ = m.sandboxConfig(pod, sb.Attempt)
+	}
 	if err != nil {
 		m.recorder.Eventf(pod, ref, events.Warning, "Failed", "Error: %v", err)
 		return &waitErr{reason: ReasonCreateConfigErr, message: err.Error()}
@@ -354,8 +362,7 @@ func (m *Manager) containerConfig(ctx context.Context, pod *corev1.Pod, c *corev
 		Attempt:    attempt,
 		Init:       init,
 		Hash:       ContainerHash(c),
-		LogPath:    LogPath(m.rootDir, pod, c.GetName(), attempt),
-		Hostname:   Hostname(pod),
+		LogPath:    LogPath(c.GetName(), attempt),
 		TTY:        c.GetTty(),
 		Stdin:      c.GetStdin(),
 	}, nil
@@ -381,7 +388,9 @@ func (m *Manager) prune(ctx context.Context, pod *corev1.Pod, st *PodStatus, cur
 			m.log.Warn("remove old container", "pod", FormatPod(pod), "container", c.Name, "err", err)
 			continue
 		}
-		_ = os.Remove(c.LogPath)
+		if c.LogPath != "" {
+			_ = os.Remove(c.LogPath)
+		}
 	}
 	for _, sb := range st.Sandboxes {
 		if !used[sb.ID] && sb.State != runtime.SandboxReady {

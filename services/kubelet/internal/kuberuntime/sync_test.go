@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -13,14 +14,13 @@ import (
 	"podline.dev/pkg/clock"
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/kubelet/internal/events"
-	"podline.dev/services/kubelet/internal/network"
+	"podline.dev/services/kubelet/internal/poddns"
 	"podline.dev/services/kubelet/internal/runtime"
 )
 
 type env struct {
 	m     *Manager
 	rt    *runtime.Fake
-	net   *network.Fake
 	rec   *events.Fake
 	clock *clock.Fake
 }
@@ -29,8 +29,8 @@ func newEnv(t *testing.T) *env {
 	c := clock.NewFake(t0)
 	rt := runtime.NewFake(c)
 	rt.AddImage("img:1", 1<<20)
-	e := &env{rt: rt, net: network.NewFake("10.244.1.0/24"), rec: &events.Fake{}, clock: c}
-	e.m = NewManager(Config{Runtime: rt, Network: e.net, Recorder: e.rec, Clock: c, RootDir: t.TempDir(),
+	e := &env{rt: rt, rec: &events.Fake{}, clock: c}
+	e.m = NewManager(Config{Runtime: rt, Recorder: e.rec, Clock: c, RootDir: t.TempDir(),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return e
 }
@@ -55,7 +55,7 @@ func TestSyncStartsTheSandboxThenInitContainersThenTheApp(t *testing.T) {
 	if got := e.rt.Calls(); !slices.Equal(got, want) {
 		t.Fatalf("calls %v, want %v", got, want)
 	}
-	if e.net.Attached() != 1 {
+	if e.rt.Attached() != 1 {
 		t.Fatal("sandbox not attached to the network")
 	}
 	e.rt.ResetCalls()
@@ -167,7 +167,7 @@ func TestKillPodRunsPreStopThenStopsAndReleasesTheNetwork(t *testing.T) {
 	if !slices.Equal(hooks, []string{"web:drain"}) {
 		t.Fatalf("preStop hooks %v", hooks)
 	}
-	if len(e.rt.Running("web")) != 0 || e.net.Attached() != 0 {
+	if len(e.rt.Running("web")) != 0 || e.rt.Attached() != 0 {
 		t.Fatal("container or address left")
 	}
 	if !slices.Contains(e.rec.Reasons(), "Killing") {
@@ -194,5 +194,36 @@ func TestGracePeriod(t *testing.T) {
 	}
 	if g := gracePeriod(nil, nil, nil); g != 30*time.Second {
 		t.Fatalf("orphan %v", g)
+	}
+}
+
+// The sandbox is run with what the runtime needs to set the pod up:
+// hostname, cluster DNS, hostPorts, log directory; the kubelet writes
+// the managed /etc/hosts with the IP the runtime gave it.
+func TestSyncRunsTheSandboxWithDNSHostnameAndPorts(t *testing.T) {
+	e := newEnv(t)
+	e.m.dns = poddns.Cluster{Servers: []string{"10.96.0.10"}, Domain: "cluster.local"}
+	pod := makePod().app("web").obj()
+	pod.Spec.Hostname, pod.Spec.Subdomain = "db", "dbs"
+	pod.Spec.Containers[0].Ports = []*corev1.ContainerPort{{ContainerPort: 80, HostPort: 8080}}
+	if res := e.sync(t, pod); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	sbs, _ := e.rt.ListPodSandboxes(context.Background(), "")
+	if len(sbs) != 1 {
+		t.Fatalf("sandboxes %v", sbs)
+	}
+	cfg := e.rt.SandboxConfig(sbs[0].ID)
+	ns := pod.GetMetadata().GetNamespace()
+	if cfg.Hostname != "db" || cfg.DNS == nil || strings.Join(cfg.DNS.Servers, ",") != "10.96.0.10" ||
+		cfg.DNS.Searches[0] != ns+".svc.cluster.local" || strings.Join(cfg.DNS.Options, ",") != "ndots:5" ||
+		len(cfg.Ports) != 1 || cfg.Ports[0].HostPort != 8080 || cfg.Ports[0].Protocol != "TCP" ||
+		cfg.LogDir != LogDir(e.m.logsDir, pod) {
+		t.Fatalf("sandbox config %+v (dns %+v)", cfg, cfg.DNS)
+	}
+	hosts, err := os.ReadFile(EtcHostsPath(e.m.rootDir, pod.GetMetadata().GetUid()))
+	want := sbs[0].IPs[0] + "\tdb.dbs." + ns + ".svc.cluster.local\tdb\n"
+	if err != nil || !strings.Contains(string(hosts), want) {
+		t.Fatalf("/etc/hosts %q %v, want a line %q", hosts, err, want)
 	}
 }

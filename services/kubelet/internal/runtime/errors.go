@@ -12,4 +12,10 @@ var (
 	// ErrSandboxNotReady: the sandbox's pause container has stopped, so
 	// its network namespace is gone (port forwarding).
 	ErrSandboxNotReady = errors.New("pod sandbox is not ready")
+	// ErrRuntimeNotReady: the runtime reports RuntimeReady=false or does
+	// not answer.
+	ErrRuntimeNotReady = errors.New("container runtime is not ready")
+	// ErrNetworkNotReady: the runtime reports NetworkReady=false (no CNI
+	// configuration yet).
+	ErrNetworkNotReady = errors.New("container runtime network not ready")
 )

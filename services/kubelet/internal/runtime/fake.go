@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,6 +28,13 @@ type Fake struct {
 	containers map[string]*Container
 	images     map[string]*Image
 	calls      []string
+	sbConfigs  map[string]*SandboxConfig
+
+	// the pod network: one address per sandbox from prefix
+	prefix     netip.Prefix
+	nextIP     netip.Addr
+	netErr     error
+	adds, dels int
 
 	pullErr  func(ref string) error
 	execFunc func(c *Container, cmd []string) (*ExecResult, error)
@@ -41,7 +50,71 @@ func NewFake(c clock.Clock) *Fake {
 	if c == nil {
 		c = clock.Real{}
 	}
-	return &Fake{clock: c, sandboxes: map[string]*Sandbox{}, containers: map[string]*Container{}, images: map[string]*Image{}}
+	p := netip.MustParsePrefix(FakePodCIDR)
+	return &Fake{clock: c, sandboxes: map[string]*Sandbox{}, containers: map[string]*Container{}, images: map[string]*Image{},
+		prefix: p, nextIP: p.Addr().Next().Next()}
+}
+
+// FakePodCIDR is where the fake's sandboxes get their addresses, from .2 on.
+const FakePodCIDR = "10.244.1.0/24"
+
+// SandboxConfig is the config sandbox id was run with, or nil.
+func (f *Fake) SandboxConfig(id string) *SandboxConfig {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sbConfigs[id]
+}
+
+// SetNetworkErr makes the pod network fail: RunPodSandbox of a sandbox
+// outside the host's network and Status return err (nil: ready again).
+func (f *Fake) SetNetworkErr(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.netErr = err
+}
+
+// Attached is the number of sandboxes holding a pod network address.
+func (f *Fake) Attached() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, sb := range f.sandboxes {
+		if len(sb.IPs) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// NetworkCalls counts the sandboxes attached to (CNI ADD) and detached
+// from (CNI DEL) the pod network.
+func (f *Fake) NetworkCalls() (adds, dels int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.adds, f.dels
+}
+
+// UpdatePodCIDR hands out addresses from cidr from .2 on.
+func (f *Fake) UpdatePodCIDR(_ context.Context, cidr string) error {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p != f.prefix {
+		f.prefix, f.nextIP = p, p.Addr().Next().Next()
+	}
+	return nil
+}
+
+func (f *Fake) Status(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.netErr != nil {
+		return fmt.Errorf("%w: %v", ErrNetworkNotReady, f.netErr)
+	}
+	return nil
 }
 
 func (f *Fake) record(format string, args ...any) {
@@ -143,29 +216,40 @@ func (f *Fake) RunPodSandbox(_ context.Context, cfg *SandboxConfig) (*Sandbox, e
 		Attempt: cfg.Attempt, HostNetwork: cfg.HostNetwork,
 	}
 	if !cfg.HostNetwork {
-		sb.NetNSPath = "/var/run/netns/fake-" + sb.ID
+		f.adds++
+		if f.netErr != nil {
+			return nil, fmt.Errorf("failed to setup network for sandbox %q: %w", sb.ID, f.netErr)
+		}
+		if !f.prefix.Contains(f.nextIP) {
+			return nil, fmt.Errorf("failed to setup network for sandbox %q: no addresses left in %s", sb.ID, f.prefix)
+		}
+		sb.IPs = []string{f.nextIP.String()}
+		f.nextIP = f.nextIP.Next()
 	}
 	f.sandboxes[sb.ID] = sb
+	if f.sbConfigs == nil {
+		f.sbConfigs = map[string]*SandboxConfig{}
+	}
+	f.sbConfigs[sb.ID] = cfg
 	f.record("RunPodSandbox %s", cfg.Pod.Name)
 	cp := *sb
+	cp.IPs = slices.Clone(sb.IPs)
 	return &cp, nil
-}
-
-func (f *Fake) SetSandboxIPs(_ context.Context, id string, ips []string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	sb := f.sandboxes[id]
-	if sb == nil {
-		return fmt.Errorf("sandbox %s: %w", id, ErrNotFound)
-	}
-	sb.IPs = slices.Clone(ips)
-	return nil
 }
 
 func (f *Fake) StopPodSandbox(_ context.Context, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if sb := f.sandboxes[id]; sb != nil {
+		for _, c := range f.containers {
+			if c.SandboxID == id && c.State == ContainerRunning {
+				f.exitLocked(c, 137)
+			}
+		}
+		if len(sb.IPs) > 0 {
+			f.dels++
+			sb.IPs = nil
+		}
 		sb.State = SandboxNotReady
 		f.record("StopPodSandbox %s", sb.Pod.Name)
 	}
@@ -209,6 +293,9 @@ func (f *Fake) CreateContainer(_ context.Context, sb *Sandbox, cfg *ContainerCon
 		ID: fmt.Sprintf("c%d-%s", f.seq, cfg.Name), SandboxID: sb.ID, Pod: sb.Pod, Name: cfg.Name,
 		Attempt: cfg.Attempt, Init: cfg.Init, Hash: cfg.Hash, Image: cfg.Image, ImageID: img.ID,
 		State: ContainerCreated, CreatedAt: f.clock.Now(), LogPath: cfg.LogPath,
+	}
+	if cfg.Sandbox != nil {
+		c.LogPath = filepath.Join(cfg.Sandbox.LogDir, cfg.LogPath)
 	}
 	f.containers[c.ID] = c
 	f.record("CreateContainer %s/%s", sb.Pod.Name, cfg.Name)

@@ -11,16 +11,21 @@ import (
 type Runtime interface {
 	// Version names the runtime ("containerd", "v2.4.2").
 	Version(ctx context.Context) (name, version string, err error)
+	// Status is nil when the runtime and its pod network are ready, else
+	// why not (ErrRuntimeNotReady, ErrNetworkNotReady).
+	Status(ctx context.Context) error
+	// UpdatePodCIDR tells the runtime the node's pod subnet (for its CNI
+	// configuration).
+	UpdatePodCIDR(ctx context.Context, cidr string) error
 
 	// RunPodSandbox creates and starts the pod's sandbox: a network
 	// namespace of its own (unless HostNetwork) held open by a pause
-	// container. Networking (CNI) is the caller's next step.
+	// container, attached to the pod network by the runtime (CNI ADD),
+	// and returns it with its IPs.
 	RunPodSandbox(ctx context.Context, cfg *SandboxConfig) (*Sandbox, error)
-	// SetSandboxIPs records the IPs the network gave the sandbox.
-	SetSandboxIPs(ctx context.Context, id string, ips []string) error
-	// StopPodSandbox stops the pause container and releases the network
-	// namespace; the caller has stopped the containers and torn down the
-	// network first. Stopping a stopped or missing sandbox is not an error.
+	// StopPodSandbox stops the sandbox's containers and its pause
+	// container and detaches it from the pod network (CNI DEL). Stopping a
+	// stopped or missing sandbox is not an error.
 	StopPodSandbox(ctx context.Context, id string) error
 	// RemovePodSandbox deletes a stopped sandbox; missing is not an error.
 	RemovePodSandbox(ctx context.Context, id string) error
@@ -28,7 +33,8 @@ type Runtime interface {
 	ListPodSandboxes(ctx context.Context, podUID string) ([]*Sandbox, error)
 
 	// CreateContainer creates a container in a sandbox from an image that
-	// is present (ErrImageNotPresent otherwise).
+	// is present (ErrImageNotPresent otherwise). cfg.Sandbox is the config
+	// the sandbox was run with.
 	CreateContainer(ctx context.Context, sandbox *Sandbox, cfg *ContainerConfig) (id string, err error)
 	StartContainer(ctx context.Context, id string) error
 	// StopContainer sends the stop signal and, after timeout, SIGKILL; it
@@ -66,13 +72,37 @@ type PodRef struct {
 
 // SandboxConfig is what RunPodSandbox needs.
 type SandboxConfig struct {
-	Pod         PodRef
+	Pod PodRef
+	// Hostname is empty with HostNetwork (the node's).
 	Hostname    string
 	HostNetwork bool
 	// Attempt counts the sandboxes this pod had before.
 	Attempt int
-	// LogDir is the pod's log directory.
+	// LogDir is the pod's log directory; container log paths are
+	// relative to it.
 	LogDir string
+	// DNS is the pod's resolver configuration (nil: the runtime's default).
+	DNS *DNSConfig
+	// Ports are the pod's hostPorts.
+	Ports []PortMapping
+	// Labels and Annotations are the pod's.
+	Labels, Annotations map[string]string
+	// CgroupParent is the pod's parent cgroup ("": the runtime's choice).
+	CgroupParent string
+}
+
+// DNSConfig is a sandbox's resolv.conf.
+type DNSConfig struct {
+	Servers, Searches, Options []string
+}
+
+// PortMapping is one hostPort.
+type PortMapping struct {
+	// Protocol is "TCP", "UDP" or "SCTP".
+	Protocol      string
+	ContainerPort int32
+	HostPort      int32
+	HostIP        string
 }
 
 // SandboxState is whether the pause container runs.
@@ -91,9 +121,8 @@ type Sandbox struct {
 	CreatedAt   time.Time
 	Attempt     int
 	HostNetwork bool
-	// NetNSPath is the network namespace ("" with HostNetwork).
-	NetNSPath string
-	// IPs recorded with SetSandboxIPs.
+	// IPs the pod network gave the sandbox (IPv4 first; none with
+	// HostNetwork).
 	IPs []string
 }
 
@@ -130,10 +159,12 @@ type ContainerConfig struct {
 	Attempt    int
 	Init       bool
 	Hash       string
-	LogPath    string
-	Hostname   string
-	TTY        bool
-	Stdin      bool
+	// LogPath is relative to the sandbox's LogDir ("<name>/<attempt>.log").
+	LogPath string
+	// Sandbox is the config the container's sandbox was run with.
+	Sandbox *SandboxConfig
+	TTY     bool
+	Stdin   bool
 }
 
 // ContainerState is a container's state in the runtime.
@@ -166,6 +197,7 @@ type Container struct {
 	// Reason for an exited container: "Completed", "Error", "OOMKilled".
 	Reason  string
 	Message string
+	// LogPath is the log file's absolute path.
 	LogPath string
 }
 

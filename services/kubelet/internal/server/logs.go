@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -34,14 +35,22 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var out io.Writer = w
 	limit := int64(-1)
 	if n, err := strconv.ParseInt(q.Get("limitBytes"), 10, 64); err == nil && n > 0 {
 		limit = n
 	}
-	lw := &limitWriter{w: out, left: limit}
+	opts := logOptions{timestamps: q.Get("timestamps") == "true"}
+	if n, err := strconv.ParseInt(q.Get("sinceSeconds"), 10, 64); err == nil && n > 0 {
+		opts.since = time.Now().Add(-time.Duration(n) * time.Second)
+	}
+	if t, err := time.Parse(time.RFC3339, q.Get("sinceTime")); err == nil {
+		opts.since = t
+	}
+	lw := &limitWriter{w: w, left: limit}
+	cp := &logCopier{opts: opts, w: lw}
+	br := bufio.NewReaderSize(f, 64<<10)
 	w.Header().Set("Content-Type", "text/plain")
-	if _, err := io.Copy(lw, f); err != nil || lw.full() {
+	if err := cp.copyFrom(br); err != nil || lw.full() {
 		return
 	}
 	if q.Get("follow") != "true" || previous {
@@ -51,12 +60,12 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) {
 	if flusher != nil {
 		flusher.Flush()
 	}
-	s.follow(r.Context(), f, lw, flusher, c.ID, c.Pod.UID)
+	s.follow(r.Context(), br, cp, lw, flusher, c.ID, c.Pod.UID)
 }
 
-// follow copies what is appended to f until the container stops or the
-// client goes.
-func (s *Server) follow(ctx context.Context, f *os.File, w *limitWriter, flusher http.Flusher, id, uid string) {
+// follow copies the records appended to the log until the container
+// stops or the client goes.
+func (s *Server) follow(ctx context.Context, br *bufio.Reader, cp *logCopier, w *limitWriter, flusher http.Flusher, id, uid string) {
 	t := time.NewTicker(followPoll)
 	defer t.Stop()
 	checks := 0
@@ -66,16 +75,16 @@ func (s *Server) follow(ctx context.Context, f *os.File, w *limitWriter, flusher
 			return
 		case <-t.C:
 		}
-		n, _ := io.Copy(w, f)
-		if w.full() {
+		before := w.written
+		if cp.copyFrom(br) != nil || w.full() {
 			return
 		}
-		if n > 0 && flusher != nil {
+		if w.written > before && flusher != nil {
 			flusher.Flush()
 		}
 		checks++
 		if checks%10 == 0 && !s.running(ctx, id, uid) {
-			_, _ = io.Copy(w, f)
+			_ = cp.copyFrom(br)
 			return
 		}
 	}
@@ -94,7 +103,8 @@ func (s *Server) running(ctx context.Context, id, uid string) bool {
 	return false
 }
 
-// seekTail positions f before its last n lines.
+// seekTail positions f before its last n lines (records: a line split
+// into partial records counts once per record).
 func seekTail(f *os.File, n int) error {
 	st, err := f.Stat()
 	if err != nil {
@@ -137,13 +147,16 @@ func seekTail(f *os.File, n int) error {
 }
 
 type limitWriter struct {
-	w    io.Writer
-	left int64 // -1: no limit
+	w       io.Writer
+	left    int64 // -1: no limit
+	written int64
 }
 
 func (l *limitWriter) Write(p []byte) (int, error) {
 	if l.left < 0 {
-		return l.w.Write(p)
+		n, err := l.w.Write(p)
+		l.written += int64(n)
+		return n, err
 	}
 	if l.left == 0 {
 		return 0, io.ErrShortWrite
@@ -153,6 +166,7 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 	}
 	n, err := l.w.Write(p)
 	l.left -= int64(n)
+	l.written += int64(n)
 	return n, err
 }
 

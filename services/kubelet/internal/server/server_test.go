@@ -128,7 +128,10 @@ func setupWith(t *testing.T, cfg Config) (string, *runtime.Fake, string) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	sb, _ := rt.RunPodSandbox(ctx, &runtime.SandboxConfig{Pod: runtime.PodRef{UID: "u1", Name: "web", Namespace: "default"}})
-	for attempt, content := range []string{"first run\n", "line 1\nline 2\nline 3\n"} {
+	for attempt, content := range []string{
+		criLog("stderr F first run"),
+		criLog("stdout F line 1", "stdout P line ", "stdout F 2", "stderr F line 3"),
+	} {
 		p := filepath.Join(dir, "c", string(rune('0'+attempt))+".log")
 		_ = os.MkdirAll(filepath.Dir(p), 0o755)
 		_ = os.WriteFile(p, []byte(content), 0o644)
@@ -154,6 +157,18 @@ func get(t *testing.T, hc *http.Client, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// criLog is a CRI log file of records ("stdout F text"), a second apart
+// from logT0.
+func criLog(records ...string) string {
+	var b strings.Builder
+	for i, r := range records {
+		b.WriteString(logT0.Add(time.Duration(i)*time.Second).Format(time.RFC3339Nano) + " " + r + "\n")
+	}
+	return b.String()
+}
+
+var logT0 = time.Date(2026, 12, 1, 10, 0, 0, 123456789, time.UTC)
+
 func TestLogs(t *testing.T) {
 	url, hc, _, _ := setup(t)
 	base := url + "/containerLogs/default/web/c"
@@ -163,10 +178,12 @@ func TestLogs(t *testing.T) {
 		body  string
 	}{
 		{"", 200, "line 1\nline 2\nline 3\n"},
-		{"?tailLines=2", 200, "line 2\nline 3\n"},
+		{"?tailLines=1", 200, "line 3\n"},
 		{"?tailLines=0", 200, ""},
 		{"?limitBytes=6", 200, "line 1"},
 		{"?previous=true", 200, "first run\n"},
+		{"?timestamps=true&tailLines=3", 200, "2026-12-01T10:00:01.123456789Z line 2026-12-01T10:00:02.123456789Z 2\n2026-12-01T10:00:03.123456789Z line 3\n"},
+		{"?sinceTime=2026-12-01T10:00:03Z", 200, "line 3\n"},
 	} {
 		code, body := get(t, hc, base+tc.query)
 		if code != tc.code || body != tc.body {
@@ -191,7 +208,7 @@ func TestLogsFollowStreamsWhatIsAppended(t *testing.T) {
 		t.Fatalf("tail %q", buf[:n])
 	}
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	_, _ = f.WriteString("line 4\n")
+	_, _ = f.WriteString(criLog("stdout F line 4"))
 	f.Close()
 	done := make(chan string)
 	go func() {

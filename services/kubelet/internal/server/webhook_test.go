@@ -95,7 +95,7 @@ func TestLogsAndExecThroughTheAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, body := get(t, httpClient(adminTLS), api.URL+"/api/v1/namespaces/default/pods/web/log?tailLines=2"); code != 200 || body != "line 2\nline 3\n" {
+	if code, body := get(t, httpClient(adminTLS), api.URL+"/api/v1/namespaces/default/pods/web/log?tailLines=1"); code != 200 || body != "line 3\n" {
 		t.Fatalf("kubectl logs: %d %q", code, body)
 	}
 	d := websocket.Dialer{Subprotocols: []string{ProtocolV5}, TLSClientConfig: adminTLS}

@@ -46,7 +46,7 @@ func (b *podB) old(st *corev1.PodStatus) *podB { b.p.Status = st; return b }
 func (b *podB) obj() *corev1.Pod { return b.p }
 
 func sandbox(ips ...string) *runtime.Sandbox {
-	return &runtime.Sandbox{ID: "sb", State: runtime.SandboxReady, IPs: ips, NetNSPath: "/ns", CreatedAt: now}
+	return &runtime.Sandbox{ID: "sb", State: runtime.SandboxReady, IPs: ips, CreatedAt: now}
 }
 
 func running(name string, attempt int) *runtime.Container {
