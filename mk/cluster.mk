@@ -75,10 +75,10 @@ jaeger-local-image: bin/jaeger
 	$(call IMG_ln,$(CURDIR)/bin/jaeger,$$ctx/jaeger)
 	$(call IMG_build,$(CLUSTER_JAEGER_IMAGE),$(IMG_CACHE)/jaeger)
 
-# In order: the node image takes bin/kubelet in, and push-demo fills the
+# In order: the node image takes bin/kubelet and bin/proxy in, and push-demo fills the
 # registry's volume before the registry container starts.
 CLUSTER_IMAGES := etcd-image apiserver-image controller-manager-image scheduler-image jaeger-image \
-	watchcache-image nats-image kubelet node-image registry-image push-demo
+	watchcache-image nats-image kubelet proxy node-image registry-image push-demo
 CLUSTER_NODES := control-plane worker-1 worker-2
 KUBECTL := $(CURDIR)/bin/kubectl --kubeconfig $(CURDIR)/.podline/kubeconfig
 

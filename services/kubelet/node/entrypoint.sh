@@ -15,10 +15,12 @@
 #    podline: /usr/local/bin/podline-cri on /run/podline/cri.sock (containerd's
 #    CRI plugin is disabled then);
 #    writes /etc/crictl.yaml for that socket and waits until it answers;
-# 4. starts /usr/local/bin/kubelet with --container-runtime-endpoint and this
-#    script's arguments when that binary is in the image; otherwise only the
-#    runtime runs.
-# When containerd, the CRI runtime or the kubelet exits, the others are stopped and the
+# 4. refuses untranslated traffic to the Service range ($SERVICE_CIDR,
+#    table ip podline-node);
+# 5. starts /usr/local/bin/kubelet with --container-runtime-endpoint and this
+#    script's arguments, and the node proxy (/usr/local/bin/proxy), when
+#    those binaries are in the image; otherwise only the runtime runs.
+# When containerd, the CRI runtime, the kubelet or the proxy exits, the others are stopped and the
 # container exits with that status, so docker's restart policy restarts the
 # node as a whole. SIGTERM/SIGINT stop both.
 set -euo pipefail
@@ -158,10 +160,46 @@ if [ -n "${POD_ROUTES:-}" ]; then
 	log "routing pod subnets of other nodes: $POD_ROUTES"
 fi
 
+# Service addresses are virtual: the node proxy translates them. One that
+# is still untranslated after NAT (a ClusterIP no Service has, or one the
+# proxy has not programmed yet) is refused here, so it never follows the
+# default route off this machine.
+SERVICE_CIDR=${SERVICE_CIDR:-10.96.0.0/12}
+if command -v nft >/dev/null 2>&1; then
+	nft -f - <<EOF
+table ip podline-node
+delete table ip podline-node
+table ip podline-node {
+	chain forward {
+		type filter hook forward priority filter + 10; policy accept;
+		ip daddr $SERVICE_CIDR ct status != dnat meta l4proto tcp reject with tcp reset
+		ip daddr $SERVICE_CIDR ct status != dnat reject
+	}
+	chain output {
+		type filter hook output priority filter + 10; policy accept;
+		ip daddr $SERVICE_CIDR ct status != dnat meta l4proto tcp reject with tcp reset
+		ip daddr $SERVICE_CIDR ct status != dnat reject
+	}
+}
+EOF
+	log "untranslated traffic to $SERVICE_CIDR is refused (table ip podline-node)"
+else
+	log "warning: no nft in this image; untranslated Service traffic is not refused"
+fi
+
 if [ -x /usr/local/bin/kubelet ]; then
 	/usr/local/bin/kubelet --container-runtime-endpoint "$CRI_ENDPOINT" "$@" &
 	pids+=("$!")
 	log "kubelet started (pid $!)"
+	# The node proxy is an API client with the kubelet's credentials, as
+	# kube-proxy runs with a node's.
+	if [ -x /usr/local/bin/proxy ]; then
+		/usr/local/bin/proxy --kubeconfig=/etc/kubernetes/kubelet.conf --apiserver=apiserver:6444 \
+			--watch-endpoint=watchcache:6444 --hostname-override="$(hostname)" \
+			--cluster-cidr=10.244.0.0/16 --otlp-endpoint=https://jaeger:4317 &
+		pids+=("$!")
+		log "node proxy started (pid $!)"
+	fi
 else
 	log "no /usr/local/bin/kubelet in this image: running the runtime only"
 fi
