@@ -8,7 +8,7 @@
 // passes through them, whatever order a Corefile names them in), and
 // blank-imports each plugin's package so that its init registers it. A
 // Corefile that names a plugin left out here fails at start-up with
-// "unknown directive".
+// "Unknown directive".
 package main
 
 import (
