@@ -5,7 +5,7 @@
 #   make coredns        bin/coredns (static), rebuilt only when tools/coredns'
 #                       go.mod, go.sum or main.go changed
 #   make coredns-image  podline/coredns:1.15.0 FROM scratch (the binary,
-#                       /etc/passwd and /etc/group of user 65532), rebuilt
+#                       /etc/passwd and /etc/group), rebuilt
 #                       only when its staged context changed (IMG_build)
 #   make test-coredns   tools/coredns' tests against bin/coredns: hosts,
 #                       health, ready, REFUSED outside the served zones
@@ -42,17 +42,12 @@ bin/coredns: tools/coredns/go.mod tools/coredns/go.sum tools/coredns/main.go
 		-o $(CURDIR)/$@ .
 	@touch $@
 
-# The staged binary is a copy, not a link to bin/coredns, because it gets the
-# file capability cap_net_bind_service=+ep (docker build keeps it as an
-# xattr in the layer): user 65532 binds port 53 with only NET_BIND_SERVICE
-# in its bounding set, as kubeadm's CoreDNS Pod runs.
+# The image runs as root; coredns.yaml narrows the Pod to NET_BIND_SERVICE
+# (tools/coredns/Dockerfile says why it is not user 65532).
 coredns-image: bin/coredns
 	@set -e; ctx=$(IMG_CACHE)/coredns; rm -rf $$ctx; mkdir -p $$ctx; \
-	command -v setcap >/dev/null || apt-get install -y --no-install-recommends libcap2-bin || \
-		{ apt-get update -qq && apt-get install -y --no-install-recommends libcap2-bin; }; \
 	cp $(COREDNS_DIR)/Dockerfile $(COREDNS_DIR)/passwd $(COREDNS_DIR)/group $$ctx/; \
-	cp $(CURDIR)/bin/coredns $$ctx/coredns; \
-	setcap cap_net_bind_service=+ep $$ctx/coredns
+	$(call IMG_ln,$(CURDIR)/bin/coredns,$$ctx/coredns)
 	$(call IMG_build,$(COREDNS_IMAGE),$(IMG_CACHE)/coredns)
 
 # make test runs them too (they skip without bin/coredns, so it is built first).
