@@ -297,3 +297,39 @@ func freeDNSPort(t *testing.T) int {
 	t.Fatal("no loopback port free for both TCP and UDP")
 	return 0
 }
+
+// The cluster's DNS manifest is what the real kubectl applies to podline:
+// every object is created, kube-dns gets the fixed ClusterIP 10.96.0.10,
+// and the Deployment's Pods are admitted with their priority class.
+func TestCoreDNSManifestApplies(t *testing.T) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := newKubectl(t, apiservertest.Start(t))
+	out := k.must("apply", "-f", filepath.Join(root, "tools", "coredns", "coredns.yaml"))
+	for _, want := range []string{
+		"serviceaccount/coredns created",
+		"clusterrole.rbac.authorization.k8s.io/system:coredns created",
+		"clusterrolebinding.rbac.authorization.k8s.io/system:coredns created",
+		"configmap/coredns created",
+		"deployment.apps/coredns created",
+		"service/kube-dns created",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kubectl apply: no %q in\n%s", want, out)
+		}
+	}
+	for _, tt := range []struct {
+		kind, name, jsonpath, want string
+	}{
+		{"svc", "kube-dns", "{.spec.clusterIP} {.spec.ports[*].name}", "10.96.0.10 dns dns-tcp metrics"},
+		{"deploy", "coredns", "{.spec.template.spec.containers[0].image} {.spec.template.spec.priorityClassName}",
+			"registry.podline:5000/coredns:1.15.0 system-cluster-critical"},
+		{"clusterrole", "system:coredns", "{.rules[1].resources[0]}", "endpointslices"},
+	} {
+		if got := k.must("-n", "kube-system", "get", tt.kind, tt.name, "-o", "jsonpath="+tt.jsonpath); got != tt.want {
+			t.Errorf("%s/%s %s: %q, want %q", tt.kind, tt.name, tt.jsonpath, got, tt.want)
+		}
+	}
+}
