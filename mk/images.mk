@@ -6,7 +6,7 @@
 #                    inputs changed)
 #   make node-image  podline/node:dev (containerd, shim, runc, CNI plugins,
 #                    and bin/kubelet when it exists)
-#   make push-demo   push the demo web image into the registry on
+#   make push-demo   push the demo web image (and IMG_PUSH_IMAGES) into the registry on
 #                    127.0.0.1:5000 (or, when none answers there, into the
 #                    registry volume through a temporary registry), over
 #                    TLS; nodes pull it as registry.podline:5000/demo/web:1.0
@@ -38,6 +38,9 @@ IMG_REGISTRY := podline/registry:3.1.2
 # The demo image is pushed under each tag: a second tag makes a rollout
 # (kubectl set image / apply with a new image) possible without a second build.
 IMG_WEB_TAGS := 1.0 1.1
+# What push-demo pushes, as local-image=repository:tag in the registry; other
+# mk files add theirs (and make push-demo depend on building them).
+IMG_PUSH_IMAGES += $(foreach t,$(IMG_WEB_TAGS),$(IMG_WEB)=demo/web:$(t))
 
 IMG_CACHE   := $(CURDIR)/.cache/images
 IMG_DEBROOT := $(CURDIR)/.cache/debian-base
@@ -244,10 +247,11 @@ push-demo: certs web-image registry-image
 		up || { echo "the temporary registry does not answer on https://$(IMG_PUSH_ADDR)" >&2; \
 			docker logs --tail 20 $(IMG_REGISTRY_NAME) >&2; exit 1; }; \
 	fi; \
-	for tag in $(IMG_WEB_TAGS); do \
-		docker tag $(IMG_WEB) $(IMG_PUSH_ADDR)/demo/web:$$tag; \
-		pushed=0; out=$$(docker push $(IMG_PUSH_ADDR)/demo/web:$$tag 2>&1) || pushed=$$?; \
-		docker rmi $(IMG_PUSH_ADDR)/demo/web:$$tag >/dev/null; \
+	for pair in $(IMG_PUSH_IMAGES); do \
+		src=$${pair%%=*}; dst=$(IMG_PUSH_ADDR)/$${pair#*=}; \
+		docker tag $$src $$dst; \
+		pushed=0; out=$$(docker push $$dst 2>&1) || pushed=$$?; \
+		docker rmi $$dst >/dev/null; \
 		if [ $$pushed != 0 ]; then echo "$$out" >&2; exit 1; fi; \
 		echo "$$out" | tail -n 1; \
 	done; \
