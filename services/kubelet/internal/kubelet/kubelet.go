@@ -118,6 +118,8 @@ type Kubelet struct {
 	status   *status.Manager
 	volumes  *volumes.Manager
 	informer cache.SharedIndexInformer
+	// services feeds the containers' Service variables.
+	services cache.SharedIndexInformer
 
 	admitMu  sync.Mutex
 	admitted map[string]*corev1.Pod
@@ -223,6 +225,23 @@ func (kl *Kubelet) notReady(ctx context.Context) string {
 // Node is the node controller (registration, status, lease).
 func (kl *Kubelet) Node() *nodestatus.Controller { return kl.node }
 
+// errServicesNotRead is the kubelet's refusal to start a container before
+// it has read the Services once.
+var errServicesNotRead = errors.New("services have not yet been read at least once, cannot construct envvars")
+
+// ListServices lists every namespace's Services from the informer's cache.
+func (kl *Kubelet) ListServices() ([]*corev1.Service, error) {
+	if kl.services == nil || !kl.services.HasSynced() {
+		return nil, errServicesNotRead
+	}
+	objs := kl.services.GetStore().List()
+	out := make([]*corev1.Service, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(*corev1.Service))
+	}
+	return out, nil
+}
+
 // StatusManager writes pod statuses.
 func (kl *Kubelet) StatusManager() *status.Manager { return kl.status }
 
@@ -246,7 +265,7 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 	}
 	kl.kr = kuberuntime.NewManager(kuberuntime.Config{
 		Runtime: kl.runtime, Recorder: kl.recorder, Probes: kl.probes,
-		Source: apiSource{conn: kl.conn}, Clock: kl.clock, Log: kl.log, RootDir: kl.cfg.RootDir,
+		Source: apiSource{conn: kl.conn}, Services: kl, Clock: kl.clock, Log: kl.log, RootDir: kl.cfg.RootDir,
 		PodLogsDir: kl.cfg.PodLogsDir, ClusterDNS: kl.cfg.ClusterDNS, ResolvConf: kl.cfg.ResolvConf, CgroupRoot: kl.cfg.CgroupRoot,
 		CrashBackoff: backoff.New(kl.clock, min(backoff.DefaultInitial, crashMax), crashMax),
 	})
@@ -268,6 +287,8 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 	})
 	wg.Go(func() { kl.status.Run(ctx, kl.cfg.StatusWorkers, kl.cfg.Resync) })
 
+	kl.services = cache.NewSharedIndexInformer(&client.ListWatch[*corev1.Service]{Client: client.Services(kl.conn)},
+		&corev1.Service{}, cache.WithInformerLogger(kl.log))
 	lw := &client.ListWatch[*corev1.Pod]{Client: kl.pods, FieldSelector: "spec.nodeName=" + kl.cfg.NodeName}
 	kl.informer = cache.NewSharedIndexInformer(lw, &corev1.Pod{}, cache.WithInformerLogger(kl.log))
 	if _, err := kl.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -282,6 +303,7 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 		return err
 	}
 	wg.Go(func() { kl.informer.Run(ctx) })
+	wg.Go(func() { kl.services.Run(ctx) })
 
 	if kl.cfg.StaticPodPath != "" {
 		src := &staticpods.Source{Dir: kl.cfg.StaticPodPath, NodeName: kl.cfg.NodeName, Period: kl.cfg.StaticPodPeriod, Clock: kl.clock, Log: kl.log}

@@ -15,6 +15,7 @@ import (
 
 	"podline.dev/pkg/apierrors"
 	corev1 "podline.dev/proto/core/v1"
+	"podline.dev/services/kubelet/internal/envvars"
 	"podline.dev/services/kubelet/internal/fieldpath"
 	"podline.dev/services/kubelet/internal/resource"
 	"podline.dev/services/kubelet/internal/runtime"
@@ -56,14 +57,25 @@ func Resources(c *corev1.Container) runtime.Resources {
 	return r
 }
 
-// containerEnv builds a container's environment: envFrom first, then env,
-// with $(VAR) references to earlier variables expanded.
+// containerEnv builds a container's environment as the kubelet does:
+// envFrom first, then env, with $(VAR) references to earlier variables and
+// to the Service variables expanded, then the Service variables the
+// container did not set itself.
 func (m *Manager) containerEnv(ctx context.Context, pod *corev1.Pod, c *corev1.Container, fenv fieldpath.Env) ([]string, error) {
 	ns := pod.GetMetadata().GetNamespace()
+	svcVars, err := m.serviceEnv(pod)
+	if err != nil {
+		return nil, err
+	}
 	vars := map[string]string{}
+	for _, v := range svcVars {
+		vars[v.Name] = v.Value
+	}
+	own := map[string]bool{}
 	var order []string
 	put := func(k, v string) {
-		if _, ok := vars[k]; !ok {
+		if !own[k] {
+			own[k] = true
 			order = append(order, k)
 		}
 		vars[k] = v
@@ -114,11 +126,30 @@ func (m *Manager) containerEnv(ctx context.Context, pod *corev1.Pod, c *corev1.C
 			put(e.GetName(), v)
 		}
 	}
-	out := make([]string, 0, len(order))
+	out := make([]string, 0, len(order)+len(svcVars))
 	for _, k := range order {
 		out = append(out, k+"="+vars[k])
 	}
+	for _, v := range svcVars {
+		if !own[v.Name] {
+			out = append(out, v.Name+"="+v.Value)
+		}
+	}
 	return out, nil
+}
+
+// serviceEnv is the Service variables of pod's containers
+// (enableServiceLinks defaults to true).
+func (m *Manager) serviceEnv(pod *corev1.Pod) ([]envvars.Var, error) {
+	if m.services == nil {
+		return nil, nil
+	}
+	svcs, err := m.services.ListServices()
+	if err != nil {
+		return nil, err
+	}
+	links := pod.GetSpec().EnableServiceLinks == nil || pod.GetSpec().GetEnableServiceLinks()
+	return envvars.ForPod(pod.GetMetadata().GetNamespace(), links, svcs), nil
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"podline.dev/pkg/clock"
+	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/kubelet/internal/backoff"
 	"podline.dev/services/kubelet/internal/events"
 	"podline.dev/services/kubelet/internal/poddns"
@@ -24,6 +25,7 @@ type Manager struct {
 	recorder events.Recorder
 	probes   ProbeResults
 	source   volumes.Source
+	services ServiceLister
 	clock    clock.Clock
 	log      *slog.Logger
 	rootDir  string
@@ -45,6 +47,8 @@ type Config struct {
 	Recorder events.Recorder
 	Probes   ProbeResults
 	Source   volumes.Source
+	// Services give containers their Service variables (nil: none).
+	Services ServiceLister
 	Clock    clock.Clock
 	Log      *slog.Logger
 	// RootDir holds logs and per-pod files (/var/lib/kubelet).
@@ -83,11 +87,18 @@ func NewManager(cfg Config) *Manager {
 		cfg.PodLogsDir = filepath.Join(cfg.RootDir, "logs")
 	}
 	return &Manager{
-		runtime: cfg.Runtime, recorder: cfg.Recorder, probes: cfg.Probes, source: cfg.Source,
+		runtime: cfg.Runtime, recorder: cfg.Recorder, probes: cfg.Probes, source: cfg.Source, services: cfg.Services,
 		clock: cfg.Clock, log: cfg.Log, rootDir: cfg.RootDir, logsDir: cfg.PodLogsDir, tracer: otel.Tracer(TracerName),
 		crashBackoff: cfg.CrashBackoff, imageBackoff: cfg.ImageBackoff, Reasons: NewReasonCache(),
 		dns: cfg.ClusterDNS, resolvConf: cfg.ResolvConf, cgroupRoot: cfg.CgroupRoot,
 	}
+}
+
+// ServiceLister lists the Services of every namespace, from a cache.
+type ServiceLister interface {
+	// ListServices fails until the Services have been read once, so no
+	// container starts without the variables it should have.
+	ListServices() ([]*corev1.Service, error)
 }
 
 // GC forgets backoffs idle for long.
