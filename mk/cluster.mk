@@ -78,7 +78,7 @@ jaeger-local-image: bin/jaeger
 # In order: the node image takes bin/kubelet and bin/proxy in, and push-demo fills the
 # registry's volume before the registry container starts.
 CLUSTER_IMAGES := etcd-image apiserver-image controller-manager-image scheduler-image jaeger-image \
-	watchcache-image nats-image kubelet proxy node-image registry-image push-demo
+	watchcache-image nats-image kubelet proxy node-image registry-image coredns-image push-demo
 CLUSTER_NODES := control-plane worker-1 worker-2
 KUBECTL := $(CURDIR)/bin/kubectl --kubeconfig $(CURDIR)/.podline/kubeconfig
 
@@ -104,8 +104,17 @@ up: cluster-compose certs bin/kubectl kubectl-birth $(CLUSTER_IMAGES)
 		sleep 1; \
 	done; \
 	$(KUBECTL) label node control-plane node-role.kubernetes.io/control-plane= --overwrite >/dev/null; \
+	echo "nodes Ready in $$(( $$(date +%s) - start ))s; deploying CoreDNS (kube-system/coredns, Service kube-dns 10.96.0.10)"; \
+	$(KUBECTL) apply -f $(COREDNS_MANIFEST) >/dev/null; \
+	until [ "$$($(KUBECTL) -n kube-system get deployment coredns -o jsonpath='{.status.readyReplicas}/{.spec.replicas}' 2>/dev/null)" = 2/2 ]; do \
+		if [ $$(( $$(date +%s) - start )) -ge $$(( 2 * $(CLUSTER_READY_TIMEOUT) )) ]; then \
+			echo "CoreDNS not ready after $$(( $$(date +%s) - start ))s" >&2; \
+			$(KUBECTL) -n kube-system get pods -o wide >&2 || true; exit 1; \
+		fi; \
+		sleep 1; \
+	done; \
 	echo; \
-	echo "podline is up: apiserver and nodes $(CLUSTER_NODES) Ready in $$(( $$(date +%s) - start ))s"; \
+	echo "podline is up: apiserver, nodes $(CLUSTER_NODES) and cluster DNS ready in $$(( $$(date +%s) - start ))s"; \
 	echo "  kubeconfig: $(CURDIR)/.podline/kubeconfig"; \
 	echo "  apiserver:  https://127.0.0.1:$(PODLINE_APISERVER_PORT)"; \
 	echo "  jaeger:     https://127.0.0.1:$(PODLINE_JAEGER_PORT)  ($$(cat $(CLUSTER_JAEGER_CHOICE)); certificate of the cluster CA $(CERTS_DIR)/ca.crt)"; \
