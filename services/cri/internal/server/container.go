@@ -163,9 +163,11 @@ func (s *Service) startContainer(ctx context.Context, c *container) error {
 		return fail(fmt.Errorf("start task: %w", err))
 	}
 	now := time.Now()
-	s.store.update(func() { c.io, c.StartedAt, c.State = cio, now, runtimeapi.ContainerState_CONTAINER_RUNNING })
+	s.store.update(func() {
+		c.io, c.task, c.StartedAt, c.State = cio, task, now, runtimeapi.ContainerState_CONTAINER_RUNNING
+	})
 	s.setLabels(ctx, c.ID, map[string]string{labelStartedAt: formatTime(now)})
-	go s.waitContainer(context.WithoutCancel(ctx), c, task)
+	go s.waitContainer(s.bg, c, task)
 	return nil
 }
 
@@ -216,7 +218,7 @@ func (s *Service) recordExit(ctx context.Context, c *container, code int32, at t
 		if c.StartedAt.IsZero() {
 			c.StartedAt = at
 		}
-		cio, c.io = c.io, nil
+		cio, c.io, c.task = c.io, nil, nil
 	})
 	if cio != nil {
 		cio.Close()

@@ -155,7 +155,7 @@ func (s *Service) recoverSandbox(ctx context.Context, rec containers.Container) 
 		if task, err := c.Task(ctx, nil); err == nil {
 			if st, err := task.Status(ctx); err == nil && st.Status == containerd.Running {
 				sb.State, sb.PID = runtimeapi.PodSandboxState_SANDBOX_READY, task.Pid()
-				go s.waitSandbox(context.WithoutCancel(ctx), sb, task)
+				go s.waitSandbox(s.bg, sb, task)
 			}
 		}
 	}
@@ -201,11 +201,17 @@ func (s *Service) recoverContainer(ctx context.Context, rec containers.Container
 	task, err := cc.Task(ctx, cio.attach())
 	if err != nil {
 		cio.Close()
-		s.recordExit(ctx, c, 255, time.Now(), "Unknown", "the container's task is gone")
-		return nil
+		if t, terr := cc.Task(ctx, nil); terr == nil {
+			// The task runs but its streams are lost: keep it, unlogged.
+			s.log.Warn("reattach container streams", "container", c.ID, "err", err)
+			task, cio = t, nil
+		} else {
+			s.recordExit(ctx, c, 255, time.Now(), "Unknown", "the container's task is gone")
+			return nil
+		}
 	}
-	c.io = cio
+	c.io, c.task = cio, task
 	c.State = runtimeapi.ContainerState_CONTAINER_RUNNING
-	go s.waitContainer(context.WithoutCancel(ctx), c, task)
+	go s.waitContainer(s.bg, c, task)
 	return nil
 }

@@ -145,7 +145,7 @@ func (s *Service) runPodSandbox(ctx context.Context, cfg *runtimeapi.PodSandboxC
 	}
 	sb.PID = task.Pid()
 	s.store.addSandbox(sb)
-	go s.waitSandbox(context.WithoutCancel(ctx), sb, task)
+	go s.waitSandbox(s.bg, sb, task)
 	s.log.Info("sandbox running", "pod", meta.GetNamespace()+"/"+meta.GetName(), "sandbox", id, "ips", sb.IPs)
 	return id, nil
 }
@@ -308,7 +308,7 @@ func (s *Service) waitSandbox(ctx context.Context, sb *sandbox, task containerd.
 		return
 	}
 	s.store.update(func() { sb.State, sb.PID = runtimeapi.PodSandboxState_SANDBOX_NOTREADY, 0 })
-	if _, err := task.Delete(ctx); err != nil && !isNotFound(err) {
+	if _, err := task.Delete(ctx); err != nil && !isNotFound(err) && ctx.Err() == nil {
 		s.log.Warn("delete exited sandbox task", "sandbox", sb.ID, "err", err)
 	}
 }

@@ -42,6 +42,9 @@ type Service struct {
 	tracer trace.Tracer
 	stream streaming.Server
 	pulls  singleflight.Group
+	// bg is the context of the waits on tasks; Close ends them.
+	bg     context.Context
+	stopBg context.CancelFunc
 
 	namespace       string
 	sandboxImage    string
@@ -131,6 +134,7 @@ func New(ctx context.Context, client *containerd.Client, network *cni.Plugin, op
 	for _, o := range opts {
 		o(s)
 	}
+	s.bg, s.stopBg = context.WithCancel(namespaced(context.WithoutCancel(ctx), s.namespace))
 	for _, d := range []string{s.rootDir, s.fifoDir(), s.netnsDir} {
 		if err := os.MkdirAll(d, 0o711); err != nil {
 			return nil, err
@@ -154,7 +158,21 @@ func (s *Service) Register(g *grpc.Server) {
 }
 
 // Close stops the streaming server.
-func (s *Service) Close() error { return s.stream.Stop() }
+func (s *Service) Close() error {
+	s.stopBg()
+	// Let go of running containers' streams: a runtime started after
+	// this one reattaches to them.
+	for _, c := range s.store.listContainers("") {
+		var task containerd.Task
+		s.store.read(func() { task = c.task })
+		if task != nil && task.IO() != nil {
+			// Cancel stops the copies; Close would also remove the
+			// FIFOs the next runtime reattaches to.
+			task.IO().Cancel()
+		}
+	}
+	return s.stream.Stop()
+}
 
 // ctx puts the containerd namespace on a request's context.
 func (s *Service) ctx(ctx context.Context) context.Context {

@@ -292,9 +292,7 @@ func (s *Service) securityOpts(sc *runtimeapi.LinuxContainerSecurityContext) ([]
 	if sc.GetReadonlyRootfs() {
 		opts = append(opts, oci.WithRootFSReadonly())
 	}
-	if sc.GetNoNewPrivs() {
-		opts = append(opts, oci.WithNoNewPrivileges)
-	}
+	opts = append(opts, withNoNewPrivs(sc.GetNoNewPrivs()))
 	// Seccomp goes last: the default profile depends on the capabilities.
 	if !sc.GetPrivileged() {
 		sp, err := seccompOpt(sc)
@@ -306,6 +304,15 @@ func (s *Service) securityOpts(sc *runtimeapi.LinuxContainerSecurityContext) ([]
 		}
 	}
 	return opts, nil
+}
+
+// withNoNewPrivs sets no_new_privs as the config says: on only for
+// allowPrivilegeEscalation=false, as in Kubernetes.
+func withNoNewPrivs(on bool) oci.SpecOpts {
+	return func(_ context.Context, _ oci.Client, _ *containers.Container, s *oci.Spec) error {
+		s.Process.NoNewPrivileges = on
+		return nil
+	}
 }
 
 func withGID(gid uint32) oci.SpecOpts {

@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+
+	containerd "github.com/containerd/containerd/v2/client"
 	"sort"
 	"strings"
 	"sync"
@@ -47,6 +49,8 @@ type container struct {
 	State      runtimeapi.ContainerState
 
 	io *containerIO
+	// task is the running task whose streams io copies.
+	task containerd.Task
 	// exited is closed once the process's exit is recorded.
 	exited chan struct{}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"runtime"
 	"time"
@@ -35,14 +36,12 @@ func newStreamServer(s *Service, addr string) (streaming.Server, error) {
 	// Start listens on Addr itself: free the port just before it does.
 	_ = ln.Close()
 	go func() {
-		if err := srv.Start(true); err != nil && !errors.Is(err, errServerClosed) {
+		if err := srv.Start(true); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("streaming server stopped", "err", err)
 		}
 	}()
 	return srv, nil
 }
-
-var errServerClosed = errors.New("http: Server closed")
 
 // Exec returns the streaming server's URL for an exec.
 func (s *Service) Exec(ctx context.Context, req *runtimeapi.ExecRequest) (*runtimeapi.ExecResponse, error) {
