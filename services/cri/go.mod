@@ -27,4 +27,5 @@ require (
 require (
 	github.com/vishvananda/netlink v1.3.1 // indirect
 	github.com/vishvananda/netns v0.0.5 // indirect
+	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
 )

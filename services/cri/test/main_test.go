@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+	installTracing()
 	code := m.Run()
 	stopShared()
 	os.Exit(code)
