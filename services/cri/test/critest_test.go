@@ -56,6 +56,7 @@ func TestCritest(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := startNode(t)
+	n.cfg.AllowPrivileged = true // the suite's privileged specs
 	for _, host := range []string{"registry.k8s.io", "gcr.io"} {
 		d := filepath.Join(n.cfg.HostsDir, host)
 		_ = os.MkdirAll(d, 0o755)
@@ -165,7 +166,9 @@ func pushCritestImages(ctx context.Context, c *containerd.Client, reg string) er
 	web["www/index.html"] = imageFile{data: page, mode: 0o644}
 	web["etc/passwd"] = imageFile{mode: 0o644, data: []byte(string(files["etc/passwd"].data) + "www-data:x:33:33:www-data:/var/www:/bin/false\n")}
 	web["etc/group"] = imageFile{mode: 0o644, data: []byte(string(files["etc/group"].data) + "www-data:x:33:\ngroup50000:x:50000:user\n")}
-	httpd := []string{"httpd", "-f", "-v", "-p", "80", "-h", "/www"}
+	// A stand-in for nginx: PID 1 keeps "nginx: master process" in its
+	// command line and its PID in /var/run/nginx.pid, as the suite reads.
+	httpd := []string{"sh", "-c", "mkdir -p /var/run; echo $$ >/var/run/nginx.pid; trap 'kill $!; exit 0' TERM; httpd -f -v -p 80 -h /www & wait", "nginx: master process"}
 	plain := testImage{cmd: []string{"sh"}, files: web}
 	server := testImage{entrypoint: httpd, files: web}
 	user := func(u string) testImage { i := plain; i.user = u; return i }

@@ -8,11 +8,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	containerd "github.com/containerd/containerd/v2/client"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"podline.dev/services/cri/internal/cni"
 	"podline.dev/services/cri/internal/server"
@@ -112,7 +115,8 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		client.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	g := grpc.NewServer(grpc.StatsHandler(otelgrpc.NewServerHandler()), grpc.MaxRecvMsgSize(16<<20), grpc.MaxSendMsgSize(16<<20))
+	g := grpc.NewServer(grpc.StatsHandler(otelgrpc.NewServerHandler()), grpc.MaxRecvMsgSize(16<<20), grpc.MaxSendMsgSize(16<<20),
+		grpc.ChainUnaryInterceptor(recoverPanics(log)))
 	svc.Register(g)
 	d := &Daemon{Service: svc, client: client, grpc: g, done: make(chan error, 1)}
 	go func() { d.done <- g.Serve(ln) }()
@@ -152,4 +156,18 @@ func (d *Daemon) Stop() {
 	d.grpc.Stop()
 	_ = d.Service.Close()
 	_ = d.client.Close()
+}
+
+// recoverPanics answers a call that panicked with Internal and logs it,
+// so one bad request does not take the node's runtime down.
+func recoverPanics(log *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("CRI call panicked", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
+				err = status.Errorf(codes.Internal, "%s panicked: %v", info.FullMethod, r)
+			}
+		}()
+		return handler(ctx, req)
+	}
 }

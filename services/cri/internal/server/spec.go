@@ -268,7 +268,10 @@ func (s *Service) securityOpts(sc *runtimeapi.LinuxContainerSecurityContext) ([]
 	case sc.GetRunAsUsername() != "":
 		opts = append(opts, oci.WithUsername(sc.GetRunAsUsername()))
 	}
-	if sc.GetRunAsGroup() != nil && sc.GetRunAsUser() == nil {
+	if sc.GetRunAsGroup() != nil && sc.GetRunAsUser() == nil && sc.GetRunAsUsername() == "" {
+		return nil, fmt.Errorf("runAsGroup %d is set without a user: %w", sc.GetRunAsGroup().GetValue(), ErrInvalid)
+	}
+	if sc.GetRunAsGroup() != nil && sc.GetRunAsUsername() != "" {
 		opts = append(opts, withGID(uint32(sc.GetRunAsGroup().GetValue())))
 	}
 	opts = append(opts, withImageGroups(), withSupplementalGroups(sc.GetSupplementalGroups()))
@@ -282,10 +285,10 @@ func (s *Service) securityOpts(sc *runtimeapi.LinuxContainerSecurityContext) ([]
 		if caps := sc.GetCapabilities(); caps != nil {
 			opts = append(opts, withCapabilities(caps))
 		}
-		if sc.MaskedPaths != nil {
+		if sc != nil && sc.MaskedPaths != nil {
 			opts = append(opts, oci.WithMaskedPaths(sc.GetMaskedPaths()))
 		}
-		if sc.ReadonlyPaths != nil {
+		if sc != nil && sc.ReadonlyPaths != nil {
 			opts = append(opts, oci.WithReadonlyPaths(sc.GetReadonlyPaths()))
 		}
 	}

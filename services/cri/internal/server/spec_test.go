@@ -98,3 +98,17 @@ func TestStoreResolvesUniqueIDPrefixes(t *testing.T) {
 		t.Fatalf("a taken name: %v", err)
 	}
 }
+
+func TestRunAsGroupWithoutAUserIsRefused(t *testing.T) {
+	s := &Service{}
+	_, err := s.securityOpts(&runtimeapi.LinuxContainerSecurityContext{RunAsGroup: &runtimeapi.Int64Value{Value: 3000}})
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("runAsGroup alone: %v, want ErrInvalid", err)
+	}
+	if _, err := s.securityOpts(nil); err != nil {
+		t.Fatalf("no security context: %v", err)
+	}
+	if _, err := s.securityOpts(&runtimeapi.LinuxContainerSecurityContext{Privileged: true}); !errors.Is(err, ErrPrivilegedRefused) {
+		t.Fatalf("privileged without --allow-privileged: %v", err)
+	}
+}
