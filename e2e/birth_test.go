@@ -127,8 +127,9 @@ func TestTraceQueryServesHTTPSOnly(t *testing.T) {
 
 // checkBirthTrace waits until Jaeger holds the whole birth under one trace
 // id: the apiserver's request and etcd transaction, etcd's own spans, the
-// deployment and replicaset reconciles, a scheduling cycle per Pod and the
-// kubelet's sandbox, CNI ADD, create and start per Pod.
+// deployment and replicaset reconciles, a scheduling cycle per Pod, the
+// kubelet's sandbox, create and start per Pod, and (with podline-cri) the
+// runtime's CRI calls with CNI ADD under them.
 func checkBirthTrace(t testing.TB, traceID string, pods int) {
 	t.Helper()
 	want := map[string]map[string]int{
@@ -136,8 +137,14 @@ func checkBirthTrace(t testing.TB, traceID string, pods int) {
 		"etcd":               {},
 		"controller-manager": {"deployment.sync": 1, "replicaset.sync": 1},
 		"scheduler":          {"SchedulePod": pods},
-		"kubelet": {"SyncPod": pods, "RunPodSandbox": pods, "CNI ADD": pods,
+		"kubelet": {"SyncPod": pods, "RunPodSandbox": pods,
 			"CreateContainer": pods, "StartContainer": pods},
+	}
+	// The kubelet calls neither containerd nor CNI: podline-cri does, under
+	// the kubelet's CRI call. containerd's own CRI plugin sends no spans.
+	if envOr("PODLINE_NODE_RUNTIME", "podline") == "podline" {
+		want["podline-cri"] = map[string]int{"runtime.v1.RuntimeService/RunPodSandbox": pods, "CNI ADD": pods,
+			"runtime.v1.RuntimeService/CreateContainer": pods, "runtime.v1.RuntimeService/StartContainer": pods}
 	}
 	var got map[string]map[string]int
 	eventually(t, 90*time.Second, "birth trace "+traceID+" complete in Jaeger", func() error {

@@ -33,6 +33,8 @@ CLUSTER_JAEGER_IMAGE    := podline/jaeger:v1.76.0
 export PODLINE_APISERVER_PORT ?= 6443
 export PODLINE_JAEGER_PORT    ?= 16686
 export PODLINE_REGISTRY_PORT  ?= 5000
+# The nodes' CRI runtime: podline (podline-cri) or containerd (its CRI plugin).
+export PODLINE_NODE_RUNTIME   ?= podline
 CLUSTER_READYZ          := https://127.0.0.1:$(PODLINE_APISERVER_PORT)/readyz
 # Jaeger: the upstream image when this machine can pull it (the release of
 # the Go module podline builds otherwise), decided once and remembered in
@@ -75,10 +77,11 @@ jaeger-local-image: bin/jaeger
 	$(call IMG_ln,$(CURDIR)/bin/jaeger,$$ctx/jaeger)
 	$(call IMG_build,$(CLUSTER_JAEGER_IMAGE),$(IMG_CACHE)/jaeger)
 
-# In order: the node image takes bin/kubelet and bin/proxy in, and push-demo fills the
+# In order: the node image takes bin/kubelet, bin/proxy, bin/podline-cri
+# and bin/crictl in, and push-demo fills the
 # registry's volume before the registry container starts.
 CLUSTER_IMAGES := etcd-image apiserver-image controller-manager-image scheduler-image jaeger-image \
-	watchcache-image nats-image kubelet proxy node-image registry-image coredns-image push-demo
+	watchcache-image nats-image kubelet proxy podline-cri bin/crictl node-image registry-image coredns-image push-demo
 CLUSTER_NODES := control-plane worker-1 worker-2
 KUBECTL := $(CURDIR)/bin/kubectl --kubeconfig $(CURDIR)/.podline/kubeconfig
 

@@ -176,8 +176,8 @@ endef
 # every run (cheap), and IMG_build decides whether docker builds.
 .PHONY: $(IMG_CACHE)/node.ok $(IMG_CACHE)/pause.ok $(IMG_CACHE)/web.ok $(IMG_CACHE)/registry.ok
 
-# The node image. bin/kubelet and bin/proxy are optional: copied in when
-# they exist. The
+# The node image. bin/kubelet, bin/proxy, bin/podline-cri and bin/crictl
+# are optional: copied in when they exist. The
 # pause image goes in as a `docker save` tarball that the node imports into
 # containerd at start, so sandboxes never need a registry.
 $(IMG_CACHE)/node.ok: debian-base $(IMG_CACHE)/pause.ok bin/containerd bin/containerd-shim-runc-v2 bin/ctr bin/cnitool
@@ -187,7 +187,7 @@ $(IMG_CACHE)/node.ok: debian-base $(IMG_CACHE)/pause.ok bin/containerd bin/conta
 		$(IMG_NODE_DIR)/99-loopback.conf $$ctx/; \
 	for b in containerd containerd-shim-runc-v2 ctr cnitool; do \
 		$(call IMG_ln,$(CURDIR)/bin/$$b,$$ctx/bin/$$b); done; \
-	for b in kubelet proxy; do \
+	for b in kubelet proxy podline-cri crictl; do \
 		if [ -x $(CURDIR)/bin/$$b ]; then $(call IMG_ln,$(CURDIR)/bin/$$b,$$ctx/bin/$$b); fi; done; \
 	docker image inspect -f '{{.Id}}' $(IMG_BASE) > $$ctx/base.id; \
 	docker save $(IMG_PAUSE) > $$ctx/pause.tar

@@ -10,10 +10,11 @@
 #    other node's pod subnet through that node, re-resolved every 5 s (a
 #    node that is not up yet, or restarts with a new address, is picked up);
 # 3. starts the CRI runtime the kubelet speaks to, by $NODE_RUNTIME:
-#    containerd (the default until podline-cri is in the image): containerd's
-#    own CRI plugin on /run/containerd/containerd.sock;
-#    podline: /usr/local/bin/podline-cri on /run/podline/cri.sock (containerd's
-#    CRI plugin is disabled then);
+#    podline (the default): /usr/local/bin/podline-cri on
+#    /run/podline/cri.sock, which calls CNI itself (containerd's CRI plugin
+#    is disabled then);
+#    containerd: containerd's own CRI plugin on
+#    /run/containerd/containerd.sock;
 #    writes /etc/crictl.yaml for that socket and waits until it answers;
 # 4. refuses untranslated traffic to the Service range ($SERVICE_CIDR,
 #    table ip podline-node);
@@ -86,7 +87,7 @@ stop() {
 }
 trap 'signalled=1; stop' TERM INT
 
-NODE_RUNTIME=${NODE_RUNTIME:-containerd}
+NODE_RUNTIME=${NODE_RUNTIME:-podline}
 CONTAINERD_CONFIG=/etc/containerd/config.toml
 case "$NODE_RUNTIME" in
 containerd) CRI_SOCKET=/run/containerd/containerd.sock ;;
@@ -116,16 +117,20 @@ done
 ctr --timeout 2s version >/dev/null || { log "containerd did not start"; stop; exit 1; }
 log "containerd is ready on /run/containerd/containerd.sock"
 
-# Preload the pause image (docker.io/podline/pause:3.10 in namespace k8s.io).
+# Preload the pause image (docker.io/podline/pause:3.10) into the runtime's
+# containerd namespace: k8s.io for containerd's CRI plugin, podline for
+# podline-cri.
 pause_ref=docker.io/podline/pause:3.10
-if ! ctr -n k8s.io images ls -q | grep -qx "$pause_ref"; then
-	ctr -n k8s.io images import /usr/share/podline/images/pause.tar >/dev/null
-	log "imported $pause_ref"
+case "$NODE_RUNTIME" in podline) pause_ns=podline ;; *) pause_ns=k8s.io ;; esac
+if ! ctr -n "$pause_ns" images ls -q | grep -qx "$pause_ref"; then
+	ctr -n "$pause_ns" images import /usr/share/podline/images/pause.tar >/dev/null
+	log "imported $pause_ref into namespace $pause_ns"
 fi
 
 if [ "$NODE_RUNTIME" = podline ]; then
 	mkdir -p /run/podline
-	/usr/local/bin/podline-cri --listen "$CRI_SOCKET" --containerd-address /run/containerd/containerd.sock &
+	/usr/local/bin/podline-cri --listen "$CRI_SOCKET" --containerd /run/containerd/containerd.sock \
+		--pod-cidr "$POD_CIDR" ${OTEL_EXPORTER_OTLP_CERTIFICATE:+--otlp-endpoint=https://jaeger:4317} &
 	pids+=("$!")
 	log "podline-cri started (pid $!)"
 fi
