@@ -1,6 +1,7 @@
 package test
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,23 +20,43 @@ import (
 	"github.com/containerd/containerd/v2/core/images"
 	"github.com/containerd/containerd/v2/core/remotes/docker"
 	"github.com/containerd/containerd/v2/core/remotes/docker/config"
+	cnins "github.com/containernetworking/plugins/pkg/ns"
 
 	"podline.dev/pkg/pki"
 	"podline.dev/services/kubelet/internal/runtime"
 	"podline.dev/services/kubelet/internal/runtime/cri"
 )
 
-// tlsRegistry is a real bin/registry (distribution) on loopback serving
-// TLS only, with a serving pair of its own cluster CA, as compose runs it.
+// tlsRegistry is a real bin/registry (distribution) on the loopback of the
+// node's network namespace (where the runtime pulls from), serving TLS only
+// with a serving pair of its own cluster CA, as compose runs it.
 type tlsRegistry struct {
-	addr   string // 127.0.0.1:port
+	addr   string // 127.0.0.1:port in netns
 	caFile string // the CA that signed its certificate
+	netns  string // the network namespace it listens in
+}
+
+// dialIn dials from inside the network namespace at path: a socket
+// belongs to the namespace it was made in, so the test process reaches
+// the node's loopback.
+func dialIn(path string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var conn net.Conn
+		err := cnins.WithNetNSPath(path, func(cnins.NetNS) error {
+			var d net.Dialer
+			var err error
+			conn, err = d.DialContext(ctx, network, addr)
+			return err
+		})
+		return conn, err
+	}
 }
 
 // startTLSRegistry makes a cluster CA and the registry's serving pair with
 // pkg/pki (registry/server.{crt,key}: registry.podline, localhost,
-// 127.0.0.1) and runs bin/registry with them, or skips.
-func startTLSRegistry(t *testing.T, repo string) tlsRegistry {
+// 127.0.0.1) and runs bin/registry with them in the network namespace
+// netns, or skips.
+func startTLSRegistry(t *testing.T, repo, netns string) tlsRegistry {
 	t.Helper()
 	bin := filepath.Join(repo, "bin", "registry")
 	if _, err := os.Stat(bin); err != nil {
@@ -46,12 +68,17 @@ func startTLSRegistry(t *testing.T, repo string) tlsRegistry {
 		pki.WithKubeconfigDir(filepath.Join(pkiDir, "kubeconfigs")), pki.WithAdminKubeconfig(filepath.Join(pkiDir, "kubeconfig"))); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	var addr string
+	if err := cnins.WithNetNSPath(netns, func(cnins.NetNS) error {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		addr = l.Addr().String()
+		return l.Close()
+	}); err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
 	pair := filepath.Join(pkiDir, pki.RegistryDir, "server")
 	cfg := fmt.Sprintf("version: 0.1\nlog: {level: error}\nstorage:\n  filesystem: {rootdirectory: %s}\n"+
 		"http:\n  addr: %q\n  tls: {certificate: %s, key: %s}\n",
@@ -61,18 +88,18 @@ func startTLSRegistry(t *testing.T, repo string) tlsRegistry {
 	}
 	cmd := exec.Command(bin, "serve", filepath.Join(dir, "config.yml"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := cnins.WithNetNSPath(netns, func(cnins.NetNS) error { return cmd.Start() }); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	r := tlsRegistry{addr: addr, caFile: filepath.Join(pkiDir, "ca.crt")}
+	r := tlsRegistry{addr: addr, caFile: filepath.Join(pkiDir, "ca.crt"), netns: netns}
 	ca, err := os.ReadFile(r.caFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(ca)
-	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, DialContext: dialIn(netns)}}
 	eventually(t, 10*time.Second, "registry up over TLS", func() (bool, string) {
 		resp, err := c.Get("https://" + addr + "/v2/")
 		if err != nil {
@@ -132,7 +159,7 @@ func (r tlsRegistry) hostsDir(t *testing.T, repo string, withCA bool) string {
 // not signed by any of the system's roots.
 func TestCRIRuntimePullsFromTheTLSRegistryWithTheClusterCA(t *testing.T) {
 	c := requireContainerd(t)
-	reg := startTLSRegistry(t, c.repo)
+	reg := startTLSRegistry(t, c.repo, c.nodeNS)
 	ctx := ctxFor(t, 2*time.Minute)
 	withCA := reg.hostsDir(t, c.repo, true)
 
@@ -145,7 +172,17 @@ func TestCRIRuntimePullsFromTheTLSRegistryWithTheClusterCA(t *testing.T) {
 	if _, err := c.client.ImageService().Create(ctx, images.Image{Name: ref, Target: web.Target()}); err != nil {
 		t.Fatal(err)
 	}
-	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: config.ConfigureHosts(ctx, config.HostOptions{HostDir: config.HostDirFromRoot(withCA)})})
+	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: config.ConfigureHosts(ctx, config.HostOptions{
+		HostDir: config.HostDirFromRoot(withCA),
+		UpdateClient: func(hc *http.Client) error {
+			tr, ok := hc.Transport.(*http.Transport)
+			if !ok {
+				return fmt.Errorf("registry client transport %T", hc.Transport)
+			}
+			tr.DialContext = dialIn(reg.netns)
+			return nil
+		},
+	})})
 	if err := c.client.Push(ctx, ref, web.Target(), containerd.WithResolver(resolver)); err != nil {
 		t.Fatal(err)
 	}
@@ -201,9 +238,12 @@ func TestCRIRuntimePullsFromTheTLSRegistryWithTheClusterCA(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A CRI image ID is the image's config digest; the manifest pushed
+		// is named by its repo digest.
 		img, err := rt.ImageStatus(ctx, ref)
-		if err != nil || img.ID != web.Target().Digest.String() || id != img.ID {
-			t.Fatalf("after the pull: %+v %v (id %s)", img, err, id)
+		wantDigest := "registry.podline:5000/demo/pulltest@" + web.Target().Digest.String()
+		if err != nil || id != img.ID || !slices.Contains(img.RepoDigests, wantDigest) {
+			t.Fatalf("after the pull: %+v %v (id %s), want repo digest %s", img, err, id, wantDigest)
 		}
 		if _, err := rt.PullImage(ctx, "registry.podline:5000/demo/absent:1"); err == nil || !strings.Contains(err.Error(), "not found") {
 			t.Fatalf("pull of an image the registry does not have: %v, want not found", err)

@@ -302,8 +302,15 @@ func (kl *Kubelet) Run(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	wg.Go(func() { kl.informer.Run(ctx) })
 	wg.Go(func() { kl.services.Run(ctx) })
+	// Pods from the API start once the Services were read, so their
+	// containers get their Service variables at the first try (the
+	// kubelet's apiserver pod source waits for them likewise).
+	wg.Go(func() {
+		if cache.WaitForCacheSync(ctx, kl.services.HasSynced) {
+			kl.informer.Run(ctx)
+		}
+	})
 
 	if kl.cfg.StaticPodPath != "" {
 		src := &staticpods.Source{Dir: kl.cfg.StaticPodPath, NodeName: kl.cfg.NodeName, Period: kl.cfg.StaticPodPeriod, Clock: kl.clock, Log: kl.log}

@@ -17,6 +17,7 @@ import (
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/kubelet/internal/envvars"
 	"podline.dev/services/kubelet/internal/fieldpath"
+	"podline.dev/services/kubelet/internal/staticpods"
 	"podline.dev/services/kubelet/internal/resource"
 	"podline.dev/services/kubelet/internal/runtime"
 )
@@ -139,13 +140,15 @@ func (m *Manager) containerEnv(ctx context.Context, pod *corev1.Pod, c *corev1.C
 }
 
 // serviceEnv is the Service variables of pod's containers
-// (enableServiceLinks defaults to true).
+// (enableServiceLinks defaults to true). A static pod does not wait for the
+// Services to be read, as it runs without an apiserver; it gets those
+// read so far.
 func (m *Manager) serviceEnv(pod *corev1.Pod) ([]envvars.Var, error) {
 	if m.services == nil {
 		return nil, nil
 	}
 	svcs, err := m.services.ListServices()
-	if err != nil {
+	if err != nil && !staticpods.IsStatic(pod) {
 		return nil, err
 	}
 	links := pod.GetSpec().EnableServiceLinks == nil || pod.GetSpec().GetEnableServiceLinks()

@@ -75,3 +75,12 @@ func TestContainerEnvWithoutServiceLinksKeepsKubernetesOnly(t *testing.T) {
 		t.Fatalf("got %q, %v; want no variables", got, err)
 	}
 }
+
+func TestContainerEnvOfAStaticPodDoesNotWaitForTheServices(t *testing.T) {
+	m := NewManager(Config{RootDir: t.TempDir(), Services: services{err: errors.New("services have not yet been read at least once")}})
+	pod, c := envPod(nil)
+	pod.Metadata.Annotations = map[string]string{"kubernetes.io/config.source": "file"}
+	if got, err := m.containerEnv(context.Background(), pod, c, fieldpath.Env{}); err != nil || len(got) != 0 {
+		t.Fatalf("got %q, %v; want no variables and no error", got, err)
+	}
+}
