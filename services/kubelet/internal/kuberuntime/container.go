@@ -17,9 +17,9 @@ import (
 	corev1 "podline.dev/proto/core/v1"
 	"podline.dev/services/kubelet/internal/envvars"
 	"podline.dev/services/kubelet/internal/fieldpath"
-	"podline.dev/services/kubelet/internal/staticpods"
 	"podline.dev/services/kubelet/internal/resource"
 	"podline.dev/services/kubelet/internal/runtime"
+	"podline.dev/services/kubelet/internal/staticpods"
 )
 
 // ContainerHash identifies a container's spec: a running container whose
