@@ -192,8 +192,10 @@ func pushCritestImages(ctx context.Context, c *containerd.Client, reg string) er
 		"k8s-staging-cri-tools/test-image-user-username-group": user("www-data:www-data"),
 		"k8s-staging-cri-tools/test-image-predefined-group":    user("1000"),
 	}
-	resolver := docker.NewResolver(docker.ResolverOptions{PlainHTTP: true})
 	for path, img := range list {
+		// A resolver of its own per push: a shared one remembers blobs
+		// pushed to another repository and skips them here.
+		resolver := docker.NewResolver(docker.ResolverOptions{PlainHTTP: true})
 		if !strings.Contains(path, ":") {
 			path += ":latest"
 		}
