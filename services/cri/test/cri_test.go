@@ -1,7 +1,6 @@
 package test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -376,28 +375,28 @@ func TestImageServiceListsStatusesAndRemoves(t *testing.T) {
 	if err != nil || st.Image != nil {
 		t.Fatalf("ImageStatus of an absent image: %v, %v", st, err)
 	}
-	// A second name of the same image, removed again.
-	n.addImageName(t, busyboxImage, "podline.test/removable:1")
+	// An image of two names: removing it by one removes both.
+	files, err := busyboxFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := importImage(n.ctx(), n.env.client, testImage{name: "podline.test/removable:1", cmd: []string{"sh"},
+		files: withMarker(files, "removable")}, "podline.test/removable:2"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := n.img.RemoveImage(n.ctx(), &runtimeapi.RemoveImageRequest{Image: &runtimeapi.ImageSpec{Image: "podline.test/removable:1"}}); err != nil {
 		t.Fatal(err)
+	}
+	for _, ref := range []string{"podline.test/removable:1", "podline.test/removable:2"} {
+		st, err := n.img.ImageStatus(n.ctx(), &runtimeapi.ImageStatusRequest{Image: &runtimeapi.ImageSpec{Image: ref}})
+		if err != nil || st.Image != nil {
+			t.Fatalf("%s after RemoveImage: %v, %v", ref, st, err)
+		}
+	}
+	if st, err := n.img.ImageStatus(n.ctx(), &runtimeapi.ImageStatusRequest{Image: &runtimeapi.ImageSpec{Image: busyboxImage}}); err != nil || st.Image == nil {
+		t.Fatalf("another image went with it: %v, %v", st, err)
 	}
 	if _, err := n.img.PullImage(n.ctx(), &runtimeapi.PullImageRequest{Image: &runtimeapi.ImageSpec{Image: "127.0.0.1:1/none:1"}}); err == nil {
 		t.Fatal("a pull from nowhere succeeded")
 	}
 }
-
-// addImageName gives an image another name in containerd.
-func (n *node) addImageName(t *testing.T, from, to string) {
-	t.Helper()
-	ctx := namespacedCtx(n.ctx())
-	img, err := n.env.client.ImageService().Get(ctx, from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img.Name = to
-	if _, err := n.env.client.ImageService().Create(ctx, img); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func namespacedCtx(ctx context.Context) context.Context { return ctx }

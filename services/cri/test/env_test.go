@@ -175,8 +175,31 @@ func stopShared() {
 		_ = env.cmd.Wait()
 	}
 	unmountUnder(env.dir)
+	removeTestCgroups()
 	if os.Getenv("CRI_TEST_KEEP") == "" {
 		_ = os.RemoveAll(env.dir)
+	}
+}
+
+// testCgroup is the cgroup parent of the test's pods.
+func testCgroup() string { return fmt.Sprintf("/podline-cri-test-%d", os.Getpid()) }
+
+// removeTestCgroups removes the test's (empty by now) pod cgroups in every
+// hierarchy, deepest first.
+func removeTestCgroups() {
+	roots, _ := filepath.Glob("/sys/fs/cgroup/*" + testCgroup())
+	roots = append(roots, "/sys/fs/cgroup"+testCgroup())
+	for _, root := range roots {
+		var dirs []string
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		for i := len(dirs) - 1; i >= 0; i-- {
+			_ = os.Remove(dirs[i])
+		}
 	}
 }
 
@@ -243,7 +266,7 @@ func startNode(t testing.TB) *node {
 	cfg.StateDir = filepath.Join(e.dir, "cri-state")
 	cfg.NetNSDir = filepath.Join(e.dir, "netns")
 	cfg.HostsDir = filepath.Join(dir, "certs.d")
-	cfg.CgroupParent = fmt.Sprintf("/podline-cri-test-%d", os.Getpid())
+	cfg.CgroupParent = testCgroup()
 	cfg.ImageFsDir = filepath.Join(e.dir, "root")
 	cfg.CNIConfDir = confDir
 	cfg.CNIBinDirs = []string{cniBinDir}

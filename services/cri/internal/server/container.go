@@ -238,6 +238,9 @@ func (s *Service) recordExit(ctx context.Context, c *container, code int32, at t
 func (s *Service) StopContainer(ctx context.Context, req *runtimeapi.StopContainerRequest) (*runtimeapi.StopContainerResponse, error) {
 	c, err := s.store.container(req.GetContainerId())
 	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return &runtimeapi.StopContainerResponse{}, nil // stopping is idempotent
+		}
 		return nil, toGRPC(err)
 	}
 	if err := s.stopContainer(s.ctx(ctx), c, time.Duration(req.GetTimeout())*time.Second); err != nil {

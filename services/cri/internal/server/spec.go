@@ -352,14 +352,14 @@ func capName(c string) string {
 }
 
 // withCapabilities applies add and drop to the default set; ALL in add
-// grants every capability, ALL in drop starts from none.
+// grants every capability the runtime holds, ALL in drop starts from none.
 func withCapabilities(caps *runtimeapi.Capability) oci.SpecOpts {
 	return func(ctx context.Context, cl oci.Client, c *containers.Container, s *oci.Spec) error {
 		var set []oci.SpecOpts
 		var add, drop []string
 		for _, a := range caps.GetAddCapabilities() {
 			if strings.EqualFold(a, "ALL") {
-				set = append(set, oci.WithAllKnownCapabilities)
+				set = append(set, oci.WithAllCurrentCapabilities)
 				continue
 			}
 			add = append(add, capName(a))
